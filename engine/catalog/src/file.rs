@@ -1,0 +1,171 @@
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::parse::{parse, Format, ParseError};
+
+/// `assets/catalog.ron` as written by hand.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogFile {
+    /// Category name → its settings. A category's props are the `.glb`/`.gltf` files in
+    /// `assets/<category>/`.
+    pub categories: BTreeMap<String, CategoryEntry>,
+    /// Overrides for single props, keyed by prop id (`<category>/<file stem>`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub props: BTreeMap<String, PropOverride>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CategoryEntry {
+    /// Spacing family: a placement keeps `min_spacing` from placements of its family.
+    pub family: String,
+    /// Uniform scale range of the category's props, multiplied with the pick's.
+    #[serde(default)]
+    pub scale: ScaleRange,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PropOverride {
+    /// Replaces the category's scale range for this prop.
+    #[serde(default)]
+    pub scale: Option<ScaleRange>,
+    /// Relative chance of this prop within its category (default 1).
+    #[serde(default)]
+    pub weight: Option<f32>,
+}
+
+/// An inclusive range of uniform scale factors, `(min, max)`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ScaleRange(pub f32, pub f32);
+
+impl Default for ScaleRange {
+    fn default() -> Self {
+        ScaleRange(1.0, 1.0)
+    }
+}
+
+impl ScaleRange {
+    /// The scale at `t` in `[0, 1)` through the range.
+    pub fn lerp(self, t: f32) -> f32 {
+        self.0 + (self.1 - self.0) * t
+    }
+
+    pub fn is_valid(self) -> bool {
+        self.0.is_finite() && self.1.is_finite() && self.0 > 0.0 && self.0 <= self.1
+    }
+}
+
+/// Why the catalog file was refused.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum CatalogFileError {
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    #[error("{source_name}: {path}: {message}")]
+    Invalid {
+        source_name: String,
+        /// Where in the document the problem is, e.g. `categories.conifer.scale`.
+        path: String,
+        message: String,
+    },
+}
+
+impl CatalogFile {
+    /// Parses RON text; `source_name` (usually the file path) prefixes every error.
+    pub fn from_ron(text: &str, source_name: &str) -> Result<Self, CatalogFileError> {
+        let file: CatalogFile = parse(text, Format::Ron, source_name)?;
+        file.validate()
+            .map_err(|(path, message)| CatalogFileError::Invalid {
+                source_name: source_name.to_owned(),
+                path,
+                message,
+            })?;
+        Ok(file)
+    }
+
+    fn validate(&self) -> Result<(), (String, String)> {
+        for (name, category) in &self.categories {
+            if name.is_empty() || name.contains(['/', '\\']) {
+                return Err((
+                    format!("categories.{name}"),
+                    "a category name is a folder name: non-empty, without slashes".into(),
+                ));
+            }
+            if category.family.is_empty() {
+                return Err((
+                    format!("categories.{name}.family"),
+                    "must not be empty".into(),
+                ));
+            }
+            if !category.scale.is_valid() {
+                return Err((
+                    format!("categories.{name}.scale"),
+                    format!(
+                        "{:?} is not a range of positive scales with min ≤ max",
+                        category.scale
+                    ),
+                ));
+            }
+        }
+        for (id, o) in &self.props {
+            if let Some(scale) = o.scale.filter(|s| !s.is_valid()) {
+                return Err((
+                    format!("props.{id}.scale"),
+                    format!("{scale:?} is not a range of positive scales with min ≤ max"),
+                ));
+            }
+            if let Some(weight) = o.weight.filter(|w| !(w.is_finite() && *w >= 0.0)) {
+                return Err((
+                    format!("props.{id}.weight"),
+                    format!("{weight} is not a finite weight ≥ 0"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"(
+        categories: {
+            "conifer": (family: "tree", scale: (0.8, 1.2)),
+            "pebble": (family: "pebble"),
+        },
+        props: { "conifer/pine": (weight: Some(2.0)) },
+    )"#;
+
+    #[test]
+    fn parses_categories_with_defaults() {
+        let file = CatalogFile::from_ron(GOOD, "catalog.ron").unwrap();
+        assert_eq!(file.categories["pebble"].scale, ScaleRange(1.0, 1.0));
+        assert_eq!(file.props["conifer/pine"].weight, Some(2.0));
+    }
+
+    #[test]
+    fn unknown_field_names_its_path() {
+        let text = r#"(categories: { "rock": (family: "rock", colour: 3) })"#;
+        let CatalogFileError::Parse(err) = CatalogFile::from_ron(text, "catalog.ron").unwrap_err()
+        else {
+            panic!("expected a parse error")
+        };
+        assert_eq!(err.path, "categories.rock.colour");
+        assert!(err.to_string().starts_with("catalog.ron:1:"), "{err}");
+    }
+
+    #[test]
+    fn inverted_scale_range_is_rejected() {
+        let text = r#"(categories: { "rock": (family: "rock", scale: (2.0, 1.0)) })"#;
+        let err = CatalogFile::from_ron(text, "c.ron").unwrap_err();
+        assert!(
+            matches!(&err, CatalogFileError::Invalid { path, .. } if path == "categories.rock.scale"),
+            "{err}"
+        );
+    }
+}
