@@ -4,4 +4,5 @@
 //! and the benchmarks in `benches/`. See ARCHITECTURE.md for the map.
 
 pub use sylva_catalog as catalog;
+pub use sylva_scatter as scatter;
 pub use sylva_terrain as terrain;

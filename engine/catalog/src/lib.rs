@@ -3,11 +3,15 @@
 //! per-prop overrides, and every glTF/GLB file in `assets/<category>/` is a prop of
 //! that category. Dropping a file into a category folder is all it takes to add a prop.
 //!
-//! Pure: the caller reads the catalog file and lists the asset files.
+//! Parsing and resolving are pure; [`folder::read_snapshot`] is the one function that
+//! reads an assets folder from disk.
 
 mod file;
+pub mod folder;
 pub mod parse;
 mod resolved;
 
 pub use file::{CatalogFile, CatalogFileError, CategoryEntry, PropOverride, ScaleRange};
-pub use resolved::{Catalog, CatalogError, Category, Prop, Resolution, PROP_EXTENSIONS};
+pub use resolved::{
+    Catalog, CatalogError, CatalogSnapshot, Category, Prop, Resolution, PROP_EXTENSIONS,
+};

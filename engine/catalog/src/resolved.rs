@@ -12,13 +12,13 @@ pub const PROP_EXTENSIONS: [&str; 2] = ["glb", "gltf"];
 /// A catalog resolved against the asset files present: every category with its props,
 /// in a fixed order (sorted by name) so that random draws over it are reproducible.
 /// Sessions store it so a replay sees exactly the props the painter saw.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Catalog {
     categories: Vec<Category>,
     props: Vec<Prop>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Category {
     pub name: Arc<str>,
     pub family: Arc<str>,
@@ -27,7 +27,7 @@ pub struct Category {
     pub props: Vec<usize>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Prop {
     /// `<category>/<file stem>`: stable across sessions and bakes.
     pub id: Arc<str>,
@@ -38,6 +38,34 @@ pub struct Prop {
     pub scale: ScaleRange,
     /// Relative chance within the category.
     pub weight: f32,
+}
+
+/// Everything a catalog is resolved from: the catalog file and the asset paths that
+/// were present. Sessions store it so a replay resolves exactly the catalog the
+/// painter saw, whatever `assets/` holds by then.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogSnapshot {
+    pub file: CatalogFile,
+    /// Prop files relative to the assets folder, sorted.
+    pub props: Vec<String>,
+}
+
+impl CatalogSnapshot {
+    /// The snapshot of `file` with the prop files among `asset_paths`.
+    pub fn new<'a>(file: CatalogFile, asset_paths: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut props: Vec<String> = asset_paths
+            .into_iter()
+            .filter(|p| split_prop_path(p).is_some())
+            .map(str::to_owned)
+            .collect();
+        props.sort();
+        Self { file, props }
+    }
+
+    pub fn resolve(&self) -> Result<(Catalog, Resolution), CatalogError> {
+        Catalog::resolve(&self.file, self.props.iter().map(String::as_str))
+    }
 }
 
 /// What resolving found besides the catalog: files and overrides that match nothing.

@@ -13,6 +13,8 @@ pub struct Terrain {
     spacing: f32,
     heights: Vec<f32>,
     water_level: f32,
+    /// Lowest and highest sample, kept so ray casts can clip without a scan.
+    height_range: (f32, f32),
 }
 
 impl Terrain {
@@ -49,12 +51,18 @@ impl Terrain {
                 value: heights[index],
             });
         }
+        let height_range = heights
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &h| {
+                (lo.min(h), hi.max(h))
+            });
         Ok(Self {
             columns,
             rows,
             spacing,
             heights,
             water_level,
+            height_range,
         })
     }
 
@@ -106,11 +114,7 @@ impl Terrain {
 
     /// Lowest and highest sample.
     pub fn height_range(&self) -> (f32, f32) {
-        self.heights
-            .iter()
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &h| {
-                (lo.min(h), hi.max(h))
-            })
+        self.height_range
     }
 
     pub fn sample_at(&self, column: usize, row: usize) -> f32 {

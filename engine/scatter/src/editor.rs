@@ -1,0 +1,399 @@
+//! The live side of a session: applies brush events to a [`Painter`], keeps undo and
+//! redo stacks of whole strokes, and records every completed event in the journal.
+//! Replaying a journal goes through the same code as painting live.
+
+use std::collections::BTreeMap;
+
+use glam::Vec2;
+use sylva_catalog::{Catalog, CatalogSnapshot};
+use sylva_terrain::Terrain;
+
+use crate::painter::{Edit, Painter};
+use crate::preset::{BrushSettings, Preset};
+use crate::report::StrokeReport;
+use crate::session::{Event, Session, SessionError};
+
+/// A stroke between pointer-down and pointer-up.
+#[derive(Clone, Debug)]
+struct OpenStroke {
+    kind: StrokeKind,
+    dabs: Vec<(f32, f32)>,
+    edit: Edit,
+    report: StrokeReport,
+}
+
+#[derive(Clone, Debug)]
+enum StrokeKind {
+    Paint {
+        preset: String,
+        brush: BrushSettings,
+    },
+    Erase {
+        radius: f32,
+        only_preset: Option<String>,
+    },
+}
+
+/// What one event (or dab) changed, for whoever mirrors the placements.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Applied {
+    pub edit: Edit,
+    /// For paint strokes and dabs.
+    pub report: Option<StrokeReport>,
+}
+
+pub struct Editor {
+    journal: Session,
+    catalog: Catalog,
+    painter: Painter,
+    undo: Vec<Edit>,
+    redo: Vec<Edit>,
+    open: Option<OpenStroke>,
+}
+
+impl Editor {
+    /// Starts an empty session from the header of `session` (its events are ignored).
+    pub fn new(session: &Session) -> Result<Self, SessionError> {
+        let catalog = resolve(&session.catalog, "catalog")?;
+        let mut journal = session.clone();
+        journal.events.clear();
+        Ok(Self {
+            painter: Painter::new(session.seed, session.placement_cap),
+            journal,
+            catalog,
+            undo: Vec::new(),
+            redo: Vec::new(),
+            open: None,
+        })
+    }
+
+    /// Replays a whole journal on `terrain`, returning the editor and each event's
+    /// outcome.
+    pub fn replay(
+        session: &Session,
+        terrain: &Terrain,
+    ) -> Result<(Self, Vec<Applied>), SessionError> {
+        let mut editor = Self::new(session)?;
+        let outcomes = session
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, event)| editor.apply(terrain, event, &format!("events[{i}]")))
+            .collect::<Result<_, _>>()?;
+        Ok((editor, outcomes))
+    }
+
+    /// The journal of every completed event so far.
+    pub fn session(&self) -> &Session {
+        &self.journal
+    }
+
+    pub fn painter(&self) -> &Painter {
+        &self.painter
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    /// Registers `preset` under `name` for later strokes and returns the name to paint
+    /// with. A preset whose content changed since it was registered gets a fresh name
+    /// (`name#2`, …) so earlier strokes still replay with the version they used.
+    pub fn use_preset(&mut self, name: &str, preset: Preset) -> Result<String, SessionError> {
+        preset
+            .check_categories(&self.catalog, name)
+            .map_err(|e| SessionError::Preset(Box::new(e)))?;
+        let presets = &mut self.journal.presets;
+        let key = (1..)
+            .map(|n| {
+                if n == 1 {
+                    name.to_owned()
+                } else {
+                    format!("{name}#{n}")
+                }
+            })
+            .find(|key| presets.get(key).is_none_or(|p| *p == preset))
+            .expect("some suffix is free");
+        presets.insert(key.clone(), preset);
+        Ok(key)
+    }
+
+    /// Replaces the catalog for the strokes that follow (props added or removed).
+    pub fn set_catalog(&mut self, snapshot: CatalogSnapshot) -> Result<(), SessionError> {
+        self.catalog = resolve(&snapshot, "catalog")?;
+        self.journal.events.push(Event::Catalog(snapshot));
+        Ok(())
+    }
+
+    /// Starts a paint stroke with a preset registered by [`Editor::use_preset`].
+    pub fn begin_paint(&mut self, preset: &str, brush: BrushSettings) -> Result<(), SessionError> {
+        self.preset(preset, "preset")?;
+        self.begin(StrokeKind::Paint {
+            preset: preset.to_owned(),
+            brush,
+        });
+        Ok(())
+    }
+
+    /// Starts an erase stroke; with `only_preset`, only that preset's categories go.
+    pub fn begin_erase(
+        &mut self,
+        radius: f32,
+        only_preset: Option<&str>,
+    ) -> Result<(), SessionError> {
+        if let Some(name) = only_preset {
+            self.preset(name, "only_preset")?;
+        }
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(SessionError::Brush {
+                path: "radius".into(),
+                message: format!("erase radius {radius} must be a positive number of metres"),
+            });
+        }
+        self.begin(StrokeKind::Erase {
+            radius,
+            only_preset: only_preset.map(str::to_owned),
+        });
+        Ok(())
+    }
+
+    fn begin(&mut self, kind: StrokeKind) {
+        self.end_stroke();
+        self.open = Some(OpenStroke {
+            kind,
+            dabs: Vec::new(),
+            edit: Edit::default(),
+            report: StrokeReport::default(),
+        });
+    }
+
+    /// Applies one dab of the open stroke at world `(x, z)`.
+    pub fn dab(&mut self, terrain: &Terrain, at: Vec2) -> Result<Applied, SessionError> {
+        let Some(mut stroke) = self.open.take() else {
+            return Err(SessionError::Brush {
+                path: "dab".into(),
+                message: "no stroke is open".into(),
+            });
+        };
+        let result = self.dab_into(terrain, at, &mut stroke);
+        self.open = Some(stroke);
+        result
+    }
+
+    fn dab_into(
+        &mut self,
+        terrain: &Terrain,
+        at: Vec2,
+        stroke: &mut OpenStroke,
+    ) -> Result<Applied, SessionError> {
+        let mut edit = Edit::default();
+        let report = match &stroke.kind {
+            StrokeKind::Paint { preset, brush } => {
+                let preset = find_preset(&self.journal.presets, preset, "preset")?;
+                let report = self
+                    .painter
+                    .dab(terrain, &self.catalog, preset, at, *brush, &mut edit)
+                    .map_err(|e| SessionError::Brush {
+                        path: "dab".into(),
+                        message: e.to_string(),
+                    })?;
+                stroke.report += report;
+                Some(report)
+            }
+            StrokeKind::Erase {
+                radius,
+                only_preset,
+            } => {
+                let categories: Option<Vec<String>> = match only_preset {
+                    Some(name) => Some(
+                        self.preset(name, "only_preset")?
+                            .picks
+                            .iter()
+                            .map(|p| p.category.clone())
+                            .collect(),
+                    ),
+                    None => None,
+                };
+                let erases = |category: &str| {
+                    categories
+                        .as_ref()
+                        .is_none_or(|c| c.iter().any(|n| n == category))
+                };
+                self.painter.erase(at, *radius, erases, &mut edit);
+                None
+            }
+        };
+        stroke.dabs.push((at.x, at.y));
+        merge(&mut stroke.edit, &edit);
+        Ok(Applied { edit, report })
+    }
+
+    /// Closes the open stroke, recording it for undo and in the journal; returns its
+    /// summed report for paint strokes.
+    pub fn end_stroke(&mut self) -> Option<StrokeReport> {
+        let stroke = self.open.take()?;
+        let report = matches!(stroke.kind, StrokeKind::Paint { .. }).then_some(stroke.report);
+        self.journal.events.push(match stroke.kind {
+            StrokeKind::Paint { preset, brush } => Event::Paint {
+                preset,
+                brush,
+                dabs: stroke.dabs,
+            },
+            StrokeKind::Erase {
+                radius,
+                only_preset,
+            } => Event::Erase {
+                radius,
+                dabs: stroke.dabs,
+                only_preset,
+            },
+        });
+        if !stroke.edit.is_empty() {
+            self.undo.push(stroke.edit);
+            self.redo.clear();
+        }
+        report
+    }
+
+    /// Takes back the last stroke; returns what changed.
+    pub fn undo(&mut self) -> Option<Edit> {
+        self.end_stroke();
+        let edit = self.undo.pop()?;
+        let inverse = edit.inverse();
+        self.painter.apply(&inverse);
+        self.redo.push(edit);
+        self.journal.events.push(Event::Undo);
+        Some(inverse)
+    }
+
+    /// Puts back the last undone stroke; returns what changed.
+    pub fn redo(&mut self) -> Option<Edit> {
+        self.end_stroke();
+        let edit = self.redo.pop()?;
+        self.painter.apply(&edit);
+        self.undo.push(edit.clone());
+        self.journal.events.push(Event::Redo);
+        Some(edit)
+    }
+
+    /// Applies a journal event as if a user had performed it.
+    pub fn apply(
+        &mut self,
+        terrain: &Terrain,
+        event: &Event,
+        path: &str,
+    ) -> Result<Applied, SessionError> {
+        let locate = |e: SessionError| match e {
+            SessionError::UnknownPreset { name, path: field } => SessionError::UnknownPreset {
+                path: format!("{path}.{field}"),
+                name,
+            },
+            SessionError::Brush {
+                path: field,
+                message,
+            } => SessionError::Brush {
+                path: format!("{path}.{field}"),
+                message,
+            },
+            other => other,
+        };
+        match event {
+            Event::Paint {
+                preset,
+                brush,
+                dabs,
+            } => {
+                self.begin_paint(preset, *brush).map_err(locate)?;
+                self.run_dabs(terrain, dabs).map_err(locate)
+            }
+            Event::Erase {
+                radius,
+                dabs,
+                only_preset,
+            } => {
+                self.begin_erase(*radius, only_preset.as_deref())
+                    .map_err(locate)?;
+                self.run_dabs(terrain, dabs).map_err(locate)
+            }
+            Event::Undo => Ok(Applied {
+                edit: self.undo().unwrap_or_default(),
+                report: None,
+            }),
+            Event::Redo => Ok(Applied {
+                edit: self.redo().unwrap_or_default(),
+                report: None,
+            }),
+            Event::Catalog(snapshot) => {
+                self.catalog = resolve(snapshot, &format!("{path}.Catalog"))?;
+                self.journal.events.push(event.clone());
+                Ok(Applied::default())
+            }
+        }
+    }
+
+    fn run_dabs(
+        &mut self,
+        terrain: &Terrain,
+        dabs: &[(f32, f32)],
+    ) -> Result<Applied, SessionError> {
+        for &(x, z) in dabs {
+            self.dab(terrain, Vec2::new(x, z))?;
+        }
+        let edit = self
+            .open
+            .as_ref()
+            .map(|s| s.edit.clone())
+            .unwrap_or_default();
+        let report = self.end_stroke();
+        Ok(Applied { edit, report })
+    }
+
+    fn preset(&self, name: &str, field: &str) -> Result<&Preset, SessionError> {
+        find_preset(&self.journal.presets, name, field)
+    }
+}
+
+fn find_preset<'a>(
+    presets: &'a BTreeMap<String, Preset>,
+    name: &str,
+    field: &str,
+) -> Result<&'a Preset, SessionError> {
+    presets
+        .get(name)
+        .ok_or_else(|| SessionError::UnknownPreset {
+            path: field.to_owned(),
+            name: name.to_owned(),
+        })
+}
+
+/// Folds `next` into `total`: a placement added and removed within one stroke (evicted
+/// by the cap) is neither.
+fn merge(total: &mut Edit, next: &Edit) {
+    for p in &next.removed {
+        match total.added.iter().position(|a| a.id == p.id) {
+            Some(i) => {
+                total.added.remove(i);
+            }
+            None => total.removed.push(p.clone()),
+        }
+    }
+    total.added.extend(next.added.iter().cloned());
+}
+
+fn resolve(snapshot: &CatalogSnapshot, path: &str) -> Result<Catalog, SessionError> {
+    snapshot
+        .resolve()
+        .map(|(catalog, _)| catalog)
+        .map_err(|e| SessionError::Catalog {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })
+}

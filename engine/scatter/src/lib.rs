@@ -1,0 +1,32 @@
+//! The scatter brush. A dab samples `density × area` candidate points in the brush
+//! disc, reads height and slope at each, keeps the preset picks whose predicates pass,
+//! draws one by weight, and accepts it if no placement of the same spacing family is
+//! closer than the pick's `min_spacing`. Every random number comes from one seeded
+//! Mulberry32, so `(seed, events)` replays a session bit for bit; every rejected
+//! candidate is counted under its reason.
+//!
+//! Pure: terrain, catalog and presets are handed in; nothing here touches files or GPUs.
+
+mod angle;
+mod candidate;
+mod editor;
+mod painter;
+mod placement;
+mod preset;
+mod report;
+mod rng;
+mod session;
+mod spacing;
+
+pub use editor::{Applied, Editor};
+pub use painter::{BrushError, Edit, Painter, DEFAULT_PLACEMENT_CAP};
+pub use placement::{Placement, PlacementId};
+pub use preset::{
+    preset_schema, BrushSettings, Pick, Preset, PresetError, MAX_DENSITY, MAX_RADIUS, MAX_SPACING,
+};
+pub use report::{Rejection, Rejections, StrokeReport};
+pub use rng::Mulberry32;
+pub use session::{Event, Session, SessionError, TerrainSource, SESSION_FORMAT};
+
+#[cfg(test)]
+mod tests;

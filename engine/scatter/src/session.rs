@@ -1,0 +1,132 @@
+//! The session journal: a seed, the terrain, the catalog and presets in effect, and
+//! every brush event in order. Replaying it reproduces every placement bit for bit.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sylva_catalog::parse::{parse, Format, ParseError};
+use sylva_catalog::CatalogSnapshot;
+use sylva_terrain::HeightmapScale;
+use thiserror::Error;
+
+use crate::painter::DEFAULT_PLACEMENT_CAP;
+use crate::preset::{BrushSettings, Preset, PresetError};
+
+/// Version of the session file format this build reads and writes.
+pub const SESSION_FORMAT: u32 = 1;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Session {
+    /// Always [`SESSION_FORMAT`].
+    pub format: u32,
+    pub seed: u32,
+    #[serde(default = "default_cap")]
+    pub placement_cap: usize,
+    #[serde(default)]
+    pub terrain: TerrainSource,
+    /// The catalog when the session began; [`Event::Catalog`] changes it later.
+    pub catalog: CatalogSnapshot,
+    /// Every preset an event names, under the name the event uses.
+    #[serde(default)]
+    pub presets: BTreeMap<String, Preset>,
+    #[serde(default)]
+    pub events: Vec<Event>,
+}
+
+fn default_cap() -> usize {
+    DEFAULT_PLACEMENT_CAP
+}
+
+/// Where the session's terrain comes from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum TerrainSource {
+    #[default]
+    DefaultWorld,
+    /// A user heightmap image, relative to the session file.
+    Heightmap { file: String, scale: HeightmapScale },
+}
+
+/// One user action. Strokes are whole: undo takes back a stroke, not a dab.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Event {
+    /// Dabs of a preset along the pointer's path, centres as world `(x, z)`.
+    Paint {
+        preset: String,
+        brush: BrushSettings,
+        dabs: Vec<(f32, f32)>,
+    },
+    /// Erase dabs; with `only_preset`, only categories that preset uses go.
+    Erase {
+        radius: f32,
+        dabs: Vec<(f32, f32)>,
+        #[serde(default)]
+        only_preset: Option<String>,
+    },
+    Undo,
+    Redo,
+    /// The props present changed (an asset was added or deleted).
+    Catalog(CatalogSnapshot),
+}
+
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    #[error("{source_name}: format: version {found} is not supported (this build reads {SESSION_FORMAT})")]
+    Version { source_name: String, found: u32 },
+    #[error(transparent)]
+    Preset(Box<PresetError>),
+    #[error("{path}: unknown preset `{name}`")]
+    UnknownPreset { path: String, name: String },
+    #[error("{path}: {message}")]
+    Catalog { path: String, message: String },
+    #[error("{path}: {message}")]
+    Brush { path: String, message: String },
+}
+
+impl Session {
+    /// An empty journal.
+    pub fn new(
+        seed: u32,
+        placement_cap: usize,
+        terrain: TerrainSource,
+        catalog: CatalogSnapshot,
+    ) -> Self {
+        Self {
+            format: SESSION_FORMAT,
+            seed,
+            placement_cap,
+            terrain,
+            catalog,
+            presets: BTreeMap::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Parses a session file (`.json` is JSON, anything else RON) and checks that its
+    /// version is supported and its presets are valid. Events are checked on replay.
+    pub fn parse(text: &str, source_name: &str) -> Result<Self, SessionError> {
+        let session: Session = parse(text, Format::of_path(source_name), source_name)?;
+        if session.format != SESSION_FORMAT {
+            return Err(SessionError::Version {
+                source_name: source_name.to_owned(),
+                found: session.format,
+            });
+        }
+        for (name, preset) in &session.presets {
+            preset
+                .validate(&format!("{source_name}: presets.{name}"))
+                .map_err(|e| SessionError::Preset(Box::new(e)))?;
+        }
+        Ok(session)
+    }
+
+    /// The journal as RON text.
+    pub fn to_ron(&self) -> String {
+        let config = ron::ser::PrettyConfig::new().depth_limit(4);
+        ron::ser::to_string_pretty(self, config).expect("sessions are plain data")
+    }
+}

@@ -1,0 +1,55 @@
+//! Building the terrain a command or session asks for, and naming places on it.
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use glam::Vec2;
+use sylva_scatter::TerrainSource;
+use sylva_terrain::{default_world, Landmark, Terrain};
+
+/// Loads the terrain of `source`; heightmap paths are relative to `base`.
+pub fn load(source: &TerrainSource, base: &Path) -> Result<Terrain> {
+    match source {
+        TerrainSource::DefaultWorld => Ok(default_world()),
+        TerrainSource::Heightmap { file, scale } => {
+            let path = base.join(file);
+            let bytes =
+                fs::read(&path).with_context(|| format!("reading heightmap {}", path.display()))?;
+            Terrain::from_png(&bytes, *scale)
+                .with_context(|| format!("loading heightmap {}", path.display()))
+        }
+    }
+}
+
+/// Parses `meadow` (a landmark of the default world) or `X,Z` (world metres).
+pub fn parse_place(text: &str) -> Result<Vec2> {
+    if let Ok(landmark) = text.parse::<Landmark>() {
+        return Ok(landmark.position());
+    }
+    let Some((x, z)) = text.split_once(',') else {
+        bail!("`{text}` is neither a landmark (meadow, cliff, beach, lake, mountains) nor X,Z");
+    };
+    let parse = |s: &str| {
+        s.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .with_context(|| format!("`{s}` in `{text}` is not a number"))
+    };
+    Ok(Vec2::new(parse(x)?, parse(z)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_are_landmarks_or_coordinates() {
+        assert_eq!(parse_place("cliff").unwrap(), Landmark::Cliff.position());
+        assert_eq!(parse_place("12.5, -40").unwrap(), Vec2::new(12.5, -40.0));
+        assert!(parse_place("12.5").is_err());
+        assert!(parse_place("a,b").is_err());
+        assert!(parse_place("nan,1").is_err());
+    }
+}
