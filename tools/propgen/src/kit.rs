@@ -88,6 +88,7 @@ fn spruce_tall() -> Prop {
         segments: 40,
         tips: 9.0,
         trunk_radius: 0.3,
+        foliage_rgb: [0.07, 0.17, 0.09],
     });
     // Authored at 12.5 m, scaled to 15 m by its root node.
     Prop::assemble(
@@ -109,6 +110,7 @@ fn fir_young() -> Prop {
         segments: 36,
         tips: 7.0,
         trunk_radius: 0.16,
+        foliage_rgb: [0.1, 0.21, 0.08],
     });
     Prop::assemble(
         "fir_young",
@@ -124,8 +126,8 @@ fn pine_scots() -> Prop {
         seed: 103,
         height: 16.0,
         trunk_radius: 0.32,
-        branches: 8,
-        crown: 1.6,
+        branches: 12,
+        crown: 1.5,
     });
     Prop::assemble("pine_scots", Layout::OneMesh, yawed(0.1), parts, vec![])
 }
@@ -148,8 +150,8 @@ fn oak_wide() -> Prop {
             ridges: 5.0,
             banded: false,
         },
-        bark_rgb: [0.33, 0.27, 0.21],
-        foliage_rgb: [0.2, 0.4, 0.14],
+        bark_rgb: [0.3, 0.24, 0.18],
+        foliage_rgb: [0.1, 0.22, 0.06],
     });
     Prop::assemble("oak_wide", Layout::OneMesh, yawed(0.3), parts, vec![])
 }
@@ -160,20 +162,20 @@ fn birch_slender() -> Prop {
         leader: 12.0,
         trunk_radius: 0.18,
         bend: 0.9,
-        limbs: 6,
+        limbs: 7,
         limb_span: (0.45, 0.85),
-        limb_elevation: 0.11,
-        spread: 1.6,
+        limb_elevation: 0.09,
+        spread: 2.0,
         clump: 1.5,
-        squash: 1.35,
+        squash: 1.1,
         bark: BarkStyle {
             color: [0.95, 0.95, 0.93],
             ridge_depth: 0.04,
             ridges: 3.0,
             banded: true,
         },
-        bark_rgb: [0.85, 0.84, 0.8],
-        foliage_rgb: [0.32, 0.5, 0.18],
+        bark_rgb: [0.8, 0.79, 0.75],
+        foliage_rgb: [0.16, 0.3, 0.07],
     });
     Prop::assemble(
         "birch_slender",
@@ -190,7 +192,7 @@ fn pine_snag() -> Prop {
         height: 9.5,
         trunk_radius: 0.34,
         stubs: 9,
-        clumps: 3,
+        clumps: 6,
     });
     Prop::assemble("pine_snag", Layout::SiblingNodes, yawed(0.2), parts, vec![])
 }
@@ -202,7 +204,7 @@ fn shrub_round() -> Prop {
         aspect: 1.3,
         clumps: 6,
         berries: 0,
-        foliage_rgb: [0.22, 0.42, 0.16],
+        foliage_rgb: [0.11, 0.24, 0.08],
     });
     Prop::assemble(
         "shrub_round",
@@ -220,7 +222,7 @@ fn berry_bush() -> Prop {
         aspect: 1.5,
         clumps: 5,
         berries: 30,
-        foliage_rgb: [0.16, 0.33, 0.15],
+        foliage_rgb: [0.07, 0.18, 0.07],
     });
     Prop::assemble(
         "berry_bush",
@@ -248,7 +250,7 @@ fn granite_round() -> Prop {
         moss: 0.6,
         vein: false,
     };
-    stone("granite_round", [0.56, 0.55, 0.52], p, Transform::default())
+    stone("granite_round", [0.33, 0.32, 0.3], p, Transform::default())
 }
 
 fn split_block() -> Prop {
@@ -268,7 +270,7 @@ fn split_block() -> Prop {
         scale: Some([1.1, 1.0, 0.95]),
         ..Transform::default()
     };
-    stone("split_block", [0.5, 0.49, 0.47], p, t)
+    stone("split_block", [0.3, 0.29, 0.28], p, t)
 }
 
 fn slab_flat() -> Prop {
@@ -283,7 +285,7 @@ fn slab_flat() -> Prop {
         moss: 0.4,
         vein: false,
     };
-    stone("slab_flat", [0.52, 0.5, 0.46], p, Transform::default())
+    stone("slab_flat", [0.32, 0.3, 0.27], p, Transform::default())
 }
 
 fn shard_jagged() -> Prop {
@@ -298,7 +300,7 @@ fn shard_jagged() -> Prop {
         moss: 0.0,
         vein: false,
     };
-    stone("shard_jagged", [0.45, 0.44, 0.43], p, yawed(0.4))
+    stone("shard_jagged", [0.25, 0.25, 0.25], p, yawed(0.4))
 }
 
 fn scree_chunk() -> Prop {
@@ -313,7 +315,7 @@ fn scree_chunk() -> Prop {
         moss: 0.0,
         vein: false,
     };
-    stone("scree_chunk", [0.55, 0.52, 0.48], p, Transform::default())
+    stone("scree_chunk", [0.34, 0.32, 0.29], p, Transform::default())
 }
 
 fn river_round() -> Prop {
@@ -328,22 +330,22 @@ fn river_round() -> Prop {
         moss: 0.0,
         vein: false,
     };
-    stone("river_round", [0.5, 0.48, 0.45], p, Transform::default())
+    stone("river_round", [0.3, 0.29, 0.27], p, Transform::default())
 }
 
 fn beach_flat() -> Prop {
     let p = Rock {
         seed: 702,
         size: v3(0.17, 0.05, 0.12),
-        rings: 10,
-        segments: 26,
+        rings: 14,
+        segments: 30,
         roughness: 0.06,
         cuts: 0,
         cut_depth: 0.0,
         moss: 0.0,
         vein: true,
     };
-    stone("beach_flat", [0.72, 0.68, 0.62], p, yawed(0.05))
+    stone("beach_flat", [0.55, 0.52, 0.47], p, yawed(0.05))
 }
 
 fn flint_chip() -> Prop {
@@ -358,7 +360,7 @@ fn flint_chip() -> Prop {
         moss: 0.0,
         vein: false,
     };
-    stone("flint_chip", [0.35, 0.33, 0.32], p, Transform::default())
+    stone("flint_chip", [0.2, 0.19, 0.19], p, Transform::default())
 }
 
 fn tuft_blades() -> Prop {
@@ -426,8 +428,8 @@ fn poppy_trio() -> Prop {
         height: 0.6,
         petals: 5,
         petal_length: 0.04,
-        petal_width: 0.018,
-        cup: 0.7,
+        petal_width: 0.022,
+        cup: 0.45,
         centre_radius: 0.008,
         petal_rgb: [0.85, 0.1, 0.06],
         centre_rgb: [0.12, 0.14, 0.08],

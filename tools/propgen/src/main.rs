@@ -27,7 +27,7 @@ fn main() -> anyhow::Result<()> {
         );
         for p in &asset.primitives {
             println!(
-                "    {:<10} {:<16} {:>6} triangles",
+                "    {:<16} {:<16} {:>6} triangles",
                 p.mesh, p.material, p.triangles
             );
         }

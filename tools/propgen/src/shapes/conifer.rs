@@ -39,6 +39,7 @@ pub struct Spruce {
     /// Branch tips around each whorl's rim.
     pub tips: f32,
     pub trunk_radius: f32,
+    pub foliage_rgb: [f32; 3],
 }
 
 pub fn spruce(p: &Spruce) -> Vec<Part> {
@@ -59,10 +60,12 @@ pub fn spruce(p: &Spruce) -> Vec<Part> {
 
     let mut foliage = Builder::new();
     let n = p.whorls;
+    let spacing = (p.height - p.crown_base) / (n - 1) as f32;
     for i in 0..n {
         let t = i as f32 / (n - 1) as f32;
         let radius = p.radius * (1.0 - 0.82 * t) * rng.range(0.92, 1.08);
-        let cone = radius * 1.25;
+        // Small top whorls stay tall enough to overlap the next one up.
+        let cone = (radius * 1.25).max(spacing * 1.7);
         // The top whorl's apex is the tree's tip; lower ones overlap the next.
         let rim = p.crown_base + (p.height - cone - p.crown_base) * t;
         let centre = trunk
@@ -81,11 +84,7 @@ pub fn spruce(p: &Spruce) -> Vec<Part> {
     }
     vec![
         Part::new("trunk", bark.build(), bark_material()),
-        Part::new(
-            "foliage",
-            foliage.build(),
-            foliage_material([0.16, 0.34, 0.2]),
-        ),
+        Part::new("foliage", foliage.build(), foliage_material(p.foliage_rgb)),
     ]
 }
 
@@ -231,9 +230,9 @@ pub fn pine(p: &Pine) -> Vec<Part> {
         let size = p.crown * rng.range(0.8, 1.1);
         let blob = Blob {
             centre: end + V3::Y * (0.25 * size),
-            radii: v3(1.25 * size, 0.55 * size, 1.25 * size),
+            radii: v3(1.35 * size, 0.7 * size, 1.35 * size),
             seed: rng.fork(),
-            lumpiness: 0.3,
+            lumpiness: 0.35,
         };
         add_blob(&mut needles, &blob, 12, 26, color, crown_centre, group);
         group += 1;
@@ -254,7 +253,7 @@ pub fn pine(p: &Pine) -> Vec<Part> {
         Part::new(
             "needles",
             needles.build(),
-            foliage_material([0.15, 0.3, 0.17]),
+            foliage_material([0.07, 0.15, 0.07]),
         ),
     ]
 }
@@ -301,6 +300,7 @@ mod tests {
             segments: 24,
             tips: 6.0,
             trunk_radius: 0.2,
+            foliage_rgb: [0.1, 0.2, 0.1],
         });
         assert_eq!(parts.len(), 2);
         assert_watertight(&parts[1].mesh);

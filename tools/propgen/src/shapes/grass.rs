@@ -66,7 +66,7 @@ pub fn card_tuft(p: &Tuft, cards: usize) -> Part {
         let grid: Vec<Vec<u32>> = (0..=ROWS)
             .map(|row| {
                 let t = row as f32 / ROWS as f32;
-                let k = 0.6 + 0.4 * t;
+                let k = 0.75 + 0.25 * t;
                 (0..=COLUMNS)
                     .map(|column| {
                         let x = column as f32 / COLUMNS as f32 * 2.0 - 1.0;

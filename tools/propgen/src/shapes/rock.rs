@@ -57,9 +57,10 @@ pub fn rock(p: &Rock, name: &str, material: Material) -> Part {
     let floor = -radii.y * 0.62;
     let lift = -floor - p.size.y * 0.03;
     let (shape_seed, color_seed) = (rng.fork(), rng.fork());
+    // Off-centre, so the band crosses the flank rather than the top pole.
     let vein = Plane {
-        normal: v3(0.3, 0.9, -0.3).normalize_or(V3::Y),
-        offset: 0.0,
+        normal: v3(0.85, 0.1, 0.5).normalize_or(V3::X),
+        offset: 0.45,
     };
 
     let mut b = Builder::new();
@@ -81,7 +82,7 @@ pub fn rock(p: &Rock, name: &str, material: Material) -> Part {
         let cavity = 0.82 + 0.18 * smoothstep(bumps * 2.0 + 0.5);
         let mut color: Rgb = [speckle * ground * cavity; 3];
         if on_face {
-            color = shade(mix(color, [1.0, 0.97, 0.92], 0.5), 1.05);
+            color = shade(mix(color, [1.0, 0.97, 0.92], 0.2), 1.03);
         } else if p.moss > 0.0 {
             let patch = noise3(color_seed ^ 7, rel * 2.5) * 0.5 + 0.5;
             let cover =
@@ -89,8 +90,8 @@ pub fn rock(p: &Rock, name: &str, material: Material) -> Part {
             color = mix(color, [0.45, 0.62, 0.25], cover * p.moss);
         }
         if p.vein {
-            let band = smoothstep(1.0 - vein.distance(rel).abs() * 6.0);
-            color = mix(shade(color, 0.62), [1.0, 0.98, 0.95], band);
+            let band = smoothstep(1.0 - vein.distance(rel).abs() * 4.0);
+            color = mix(shade(color, 0.5), [1.0, 0.98, 0.95], band);
         }
         (q, color)
     });

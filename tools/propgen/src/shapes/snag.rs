@@ -68,16 +68,19 @@ pub fn snag(p: &Snag) -> Vec<Part> {
             finish,
             4 + 3 * i as u32,
         );
-        if long && clumps < p.clumps {
-            let size = rng.range(0.5, 0.75);
-            let blob = Blob {
-                centre: limb.point_at(0.75) + V3::Y * (0.1 * size),
-                radii: v3(size, 0.45 * size, size),
-                seed: rng.fork(),
-                lumpiness: 0.45,
-            };
-            add_blob(&mut needles, &blob, 10, 20, [1.0; 3], start, clumps as u32);
-            clumps += 1;
+        // The last dead needles hang in small ragged tufts along the long branches.
+        for along in [0.55, 0.9] {
+            if long && clumps < p.clumps {
+                let size = rng.range(0.3, 0.45);
+                let blob = Blob {
+                    centre: limb.point_at(along) - V3::Y * (0.25 * size),
+                    radii: v3(size, 0.7 * size, size),
+                    seed: rng.fork(),
+                    lumpiness: 0.6,
+                };
+                add_blob(&mut needles, &blob, 10, 20, [1.0; 3], start, clumps as u32);
+                clumps += 1;
+            }
         }
     }
     vec![
@@ -89,7 +92,7 @@ pub fn snag(p: &Snag) -> Vec<Part> {
         Part::new(
             "needles",
             needles.build(),
-            Material::opaque("dry_needles", [0.42, 0.38, 0.2], 0.9),
+            Material::opaque("dry_needles", [0.3, 0.17, 0.07], 0.9),
         ),
     ]
 }
