@@ -366,7 +366,7 @@ fn flint_chip() -> Prop {
 fn tuft_blades() -> Prop {
     let part = blade_tuft(&Tuft {
         seed: 801,
-        blades: 60,
+        count: 60,
         height: 0.55,
         spread: 0.12,
     });
@@ -380,15 +380,12 @@ fn tuft_blades() -> Prop {
 }
 
 fn tuft_cards() -> Prop {
-    let part = card_tuft(
-        &Tuft {
-            seed: 802,
-            blades: 0,
-            height: 0.5,
-            spread: 0.15,
-        },
-        10,
-    );
+    let part = card_tuft(&Tuft {
+        seed: 802,
+        count: 10,
+        height: 0.5,
+        spread: 0.15,
+    });
     let texture = grass_card_png(802);
     Prop::assemble(
         "tuft_cards",

@@ -62,10 +62,6 @@ impl Builder {
         self.tri([a, c, d], [ua, uc, ud], group);
     }
 
-    pub fn triangle_count(&self) -> usize {
-        self.tris.len()
-    }
-
     /// Moves and recolours every point; shared points keep the surface closed.
     pub fn map_points(&mut self, mut f: impl FnMut(V3, &mut Rgb) -> V3) {
         for (p, c) in self.points.iter_mut().zip(&mut self.colors) {

@@ -3,7 +3,7 @@
 //! crown's centre.
 
 use crate::math::{around_y, cos_sin, v3, Rng, V3};
-use crate::mesh::Builder;
+use crate::mesh::{Builder, WHITE};
 use crate::scene::{Material, Part};
 use crate::shapes::bark::{add_limb, BarkStyle, Limb};
 use crate::shapes::canopy::{add_blob, Blob};
@@ -95,7 +95,7 @@ pub fn broadleaf(p: &Broadleaf) -> Vec<Part> {
             seed: rng.fork(),
             lumpiness: 0.22,
         };
-        let tint = mix([1.0, 1.0, 1.0], [0.86, 1.0, 0.78], rng.next_f32());
+        let tint = mix(WHITE, [0.86, 1.0, 0.78], rng.next_f32());
         add_blob(&mut foliage, &blob, 16, 32, tint, centre, group as u32);
     }
     vec![

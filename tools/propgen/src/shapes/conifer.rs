@@ -3,7 +3,7 @@
 //! flattened needle clumps on upswept branches.
 
 use crate::math::{around_y, hash_all, noise3, unit, v3, Rng, V3};
-use crate::mesh::{Builder, Rgb};
+use crate::mesh::{Builder, Rgb, WHITE};
 use crate::scene::{Material, Part};
 use crate::shapes::bark::{add_limb, BarkStyle, Limb};
 use crate::shapes::canopy::{add_blob, Blob};
@@ -78,7 +78,7 @@ pub fn spruce(p: &Spruce) -> Vec<Part> {
             height: cone,
             segments: p.segments,
             tips: p.tips,
-            color: shade([1.0, 1.0, 1.0], 0.85 + 0.15 * t),
+            color: shade(WHITE, 0.85 + 0.15 * t),
         };
         add_whorl(&mut foliage, &whorl, (i as u32) * 2);
     }
@@ -122,7 +122,7 @@ fn add_whorl(b: &mut Builder, w: &Whorl, group: u32) {
                 let mut p = w.base + d * r + V3::Y * (lift - droop * k);
                 let n = noise3(w.seed, p * 1.3);
                 p += d * (0.1 * w.radius * n * (1.0 - s)) + V3::Y * (0.05 * w.radius * n);
-                let tip_light = mix([1.0, 1.0, 1.0], [1.1, 1.12, 0.85], k);
+                let tip_light = mix(WHITE, [1.1, 1.12, 0.85], k);
                 let color = shade(tip_light, shade_k * (0.9 + 0.1 * n));
                 b.point(p, [0, 1, 2].map(|c| w.color[c] * color[c]))
             })
@@ -206,7 +206,7 @@ pub fn pine(p: &Pine) -> Vec<Part> {
     );
 
     let crown_centre = trunk.point_at(0.85);
-    let color = [1.0, 1.0, 1.0];
+    let color = WHITE;
     let mut group = 0;
     for i in 0..p.branches {
         let t = 0.58 + 0.36 * i as f32 / p.branches as f32;

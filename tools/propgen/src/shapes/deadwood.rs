@@ -2,7 +2,7 @@
 //! whose cut ends (annual rings in the vertex colours) are a part of their own.
 
 use crate::math::{fbm3, v3, Rng, V3};
-use crate::mesh::{Builder, Rgb};
+use crate::mesh::{Builder, Rgb, WHITE};
 use crate::scene::{Material, Part};
 use crate::shapes::bark::{add_limb, BarkStyle, Limb};
 use crate::surface::{close_apex, loft, Cap, End};
@@ -16,7 +16,7 @@ pub struct Driftwood {
 }
 
 const WORN: BarkStyle = BarkStyle {
-    color: [1.0, 1.0, 1.0],
+    color: WHITE,
     ridge_depth: 0.06,
     ridges: 7.0,
     banded: false,
@@ -94,7 +94,7 @@ pub struct Log {
 }
 
 const BARK: BarkStyle = BarkStyle {
-    color: [1.0, 1.0, 1.0],
+    color: WHITE,
     ridge_depth: 0.1,
     ridges: 6.0,
     banded: false,

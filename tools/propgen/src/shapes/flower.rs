@@ -2,7 +2,7 @@
 //! (a second part) and closed flower centres (a third), each with its own material.
 
 use crate::math::{around_y, v3, Rng, V3};
-use crate::mesh::{Builder, Rgb};
+use crate::mesh::{Builder, Rgb, WHITE};
 use crate::scene::{Material, Part};
 use crate::shapes::ribbon::{add_blade, ribbon, Blade};
 use crate::shapes::{mix, shade};
@@ -77,7 +77,7 @@ pub fn flower(p: &Flower) -> Vec<Part> {
             group: 3 * i as u32,
         };
         tube(&mut green, &stem, |sp| {
-            (sp.position, shade([1.0; 3], 0.6 + 0.4 * sp.along))
+            (sp.position, shade(WHITE, 0.6 + 0.4 * sp.along))
         });
         for leaf in 0..3 {
             let blade = Blade {
@@ -106,7 +106,7 @@ pub fn flower(p: &Flower) -> Vec<Part> {
             |sp| {
                 (
                     sp.position,
-                    shade([1.0; 3], 0.65 + 0.35 * sp.outward.y.max(0.0)),
+                    shade(WHITE, 0.65 + 0.35 * sp.outward.y.max(0.0)),
                 )
             },
         );
@@ -149,7 +149,7 @@ fn add_petals(b: &mut Builder, head: &Head, p: &Flower, rng: &mut Rng) {
             let local = dir * (p.centre_radius * 0.6 + length * s)
                 + V3::Y * (length * (p.cup * (0.5 * s + 0.8 * s * s) + 0.15 * s * (1.0 - s)));
             spine.push(head.place(local));
-            colors.push(mix([0.75, 0.72, 0.6], [1.0, 1.0, 1.0], (s * 2.0).min(1.0)));
+            colors.push(mix([0.75, 0.72, 0.6], WHITE, (s * 2.0).min(1.0)));
         }
         let widths: Vec<f32> = PROFILE.iter().map(|w| w * p.petal_width).collect();
         let sides = vec![head.place(side) - head.origin; n];

@@ -8,7 +8,8 @@ use crate::shapes::ribbon::{add_blade, Blade};
 #[derive(Clone, Copy, Debug)]
 pub struct Tuft {
     pub seed: u32,
-    pub blades: usize,
+    /// Blades, or cards.
+    pub count: usize,
     /// Tallest blade, in metres.
     pub height: f32,
     /// Radius of the patch the blades grow from.
@@ -19,7 +20,7 @@ pub struct Tuft {
 pub fn blade_tuft(p: &Tuft) -> Part {
     let mut rng = Rng::new(p.seed);
     let mut b = Builder::new();
-    for i in 0..p.blades {
+    for i in 0..p.count {
         let toward = around_y(i as f32 * 0.618 + rng.range(-0.05, 0.05));
         let from_centre = p.spread * rng.next_f32();
         let blade = Blade {
@@ -47,16 +48,16 @@ pub fn blade_tuft(p: &Tuft) -> Part {
     )
 }
 
-/// A tuft of `cards` upright textured quads (slightly bent outward) in a star
+/// A tuft of `count` upright textured quads (slightly bent outward) in a star
 /// around the centre; texture 0 holds the grass blades drawn on a transparent
 /// background.
-pub fn card_tuft(p: &Tuft, cards: usize) -> Part {
+pub fn card_tuft(p: &Tuft) -> Part {
     const COLUMNS: usize = 3;
     const ROWS: usize = 4;
     let mut rng = Rng::new(p.seed);
     let mut b = Builder::new();
-    for i in 0..cards {
-        let facing = around_y(i as f32 / cards as f32 * 0.5 + rng.range(0.0, 0.1));
+    for i in 0..p.count {
+        let facing = around_y(i as f32 / p.count as f32 * 0.5 + rng.range(0.0, 0.1));
         let side = V3::Y.cross(facing);
         let centre = facing * rng.range(-p.spread, p.spread) * 0.5;
         let height = p.height * rng.range(0.75, 1.0);
@@ -123,7 +124,7 @@ mod tests {
 
     const TUFT: Tuft = Tuft {
         seed: 1,
-        blades: 30,
+        count: 30,
         height: 0.5,
         spread: 0.1,
     };
@@ -140,7 +141,7 @@ mod tests {
 
     #[test]
     fn card_tufts_map_the_whole_texture_onto_each_card() {
-        let part = card_tuft(&TUFT, 6);
+        let part = card_tuft(&Tuft { count: 6, ..TUFT });
         assert_eq!(part.mesh.triangle_count(), 6 * 3 * 4 * 2);
         let us: Vec<f32> = part.mesh.uvs.iter().map(|uv| uv[0]).collect();
         let vs: Vec<f32> = part.mesh.uvs.iter().map(|uv| uv[1]).collect();

@@ -2,7 +2,7 @@
 //! carrying a closed brown seed head with a thin spike above it (a second part).
 
 use crate::math::{around_y, noise3, v3, Rng, V3};
-use crate::mesh::Builder;
+use crate::mesh::{Builder, WHITE};
 use crate::scene::{Material, Part};
 use crate::shapes::ribbon::{add_blade, Blade};
 use crate::shapes::shade;
@@ -59,7 +59,7 @@ pub fn cattail(p: &Cattail) -> Vec<Part> {
             group: 1 + 3 * i as u32,
         };
         tube(&mut green, &stem, |sp| {
-            (sp.position, shade([1.0; 3], 0.6 + 0.4 * sp.along))
+            (sp.position, shade(WHITE, 0.6 + 0.4 * sp.along))
         });
 
         // The seed head sits just below the stem's tip, which pokes out as a spike.
@@ -76,7 +76,7 @@ pub fn cattail(p: &Cattail) -> Vec<Part> {
             |sp| {
                 let fuzz = 1.0 + 0.06 * noise3(seed, sp.position * 120.0);
                 let q = centre + (sp.position - centre).scale(v3(fuzz, 1.0, fuzz));
-                (q, shade([1.0; 3], 0.7 + 0.3 * sp.outward.y.max(0.0)))
+                (q, shade(WHITE, 0.7 + 0.3 * sp.outward.y.max(0.0)))
             },
         );
     }

@@ -2,7 +2,7 @@
 //! berries (a third part with its own material).
 
 use crate::math::{around_y, v3, Rng, V3};
-use crate::mesh::Builder;
+use crate::mesh::{Builder, WHITE};
 use crate::scene::{Material, Part};
 use crate::shapes::bark::{add_limb, BarkStyle, Limb};
 use crate::shapes::canopy::{add_blob, Blob};
@@ -22,7 +22,7 @@ pub struct Shrub {
 }
 
 const TWIG: BarkStyle = BarkStyle {
-    color: [1.0, 1.0, 1.0],
+    color: WHITE,
     ridge_depth: 0.05,
     ridges: 3.0,
     banded: false,
@@ -52,7 +52,7 @@ pub fn shrub(p: &Shrub) -> Vec<Part> {
             seed: rng.fork(),
             lumpiness: 0.3,
         };
-        let tint = mix([1.0, 1.0, 1.0], [0.85, 1.0, 0.8], rng.next_f32());
+        let tint = mix(WHITE, [0.85, 1.0, 0.8], rng.next_f32());
         add_blob(&mut foliage, &blob, 14, 28, tint, centre, i as u32);
         let stem = Limb::branch(
             v3(0.0, -0.05, 0.0) + d * 0.05,
@@ -97,7 +97,7 @@ pub fn shrub(p: &Shrub) -> Vec<Part> {
             let r = rng.range(0.018, 0.028) * p.height;
             ellipsoid(&mut berries, c, v3(r, r, r), 5, 8, i as u32, |sp| {
                 let lit = 0.6 + 0.4 * sp.outward.y;
-                (sp.position, mix([0.55, 0.45, 0.5], [1.0, 1.0, 1.0], lit))
+                (sp.position, mix([0.55, 0.45, 0.5], WHITE, lit))
             });
         }
         parts.push(Part::new(

@@ -2,7 +2,7 @@
 //! last clumps of dry needles.
 
 use crate::math::{around_y, hash_all, noise3, unit, v3, Rng, V3};
-use crate::mesh::Builder;
+use crate::mesh::{Builder, WHITE};
 use crate::scene::{Material, Part};
 use crate::shapes::bark::{add_limb, BarkStyle, Limb};
 use crate::shapes::canopy::{add_blob, Blob};
@@ -18,7 +18,7 @@ pub struct Snag {
 }
 
 const WEATHERED: BarkStyle = BarkStyle {
-    color: [1.0, 1.0, 1.0],
+    color: WHITE,
     ridge_depth: 0.14,
     ridges: 6.0,
     banded: false,
@@ -78,7 +78,7 @@ pub fn snag(p: &Snag) -> Vec<Part> {
                     seed: rng.fork(),
                     lumpiness: 0.6,
                 };
-                add_blob(&mut needles, &blob, 10, 20, [1.0; 3], start, clumps as u32);
+                add_blob(&mut needles, &blob, 10, 20, WHITE, start, clumps as u32);
                 clumps += 1;
             }
         }
