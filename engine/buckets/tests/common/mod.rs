@@ -1,5 +1,8 @@
 //! Helpers shared by the registry's integration tests.
 
+// Each test crate compiles this module and uses a subset of it.
+#![allow(dead_code)]
+
 use glam::{Mat4, Quat, Vec3};
 use sylva_buckets::PlacementRegistry;
 
