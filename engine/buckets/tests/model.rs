@@ -93,7 +93,9 @@ impl Mirror {
             self.buffers.remove(key);
         }
         for update in changes.updates() {
-            let bucket = registry.bucket(update.key).expect("updates name live buckets");
+            let bucket = registry
+                .bucket(update.key)
+                .expect("updates name live buckets");
             assert_eq!(update.len, bucket.len());
             let buffer = self.buffers.entry(update.key).or_default();
             if let Some(capacity) = update.reallocate_to {
@@ -114,7 +116,11 @@ impl Mirror {
     fn assert_matches(&self, registry: &PlacementRegistry) {
         for (key, bucket) in registry.buckets() {
             let Some(buffer) = self.buffers.get(&key) else {
-                assert_eq!(bucket.capacity(), 0, "{key:?} allocated but never announced");
+                assert_eq!(
+                    bucket.capacity(),
+                    0,
+                    "{key:?} allocated but never announced"
+                );
                 continue;
             };
             assert_eq!(buffer.len(), bucket.capacity() as usize, "{key:?} capacity");
@@ -138,8 +144,13 @@ struct Harness {
 impl Harness {
     fn new(seed: u64) -> Self {
         let mut registry = PlacementRegistry::new();
-        let keys = ["conifer/pine", "broadleaf/oak", "rock/boulder", "grass/tuft"]
-            .map(|name| registry.intern(name));
+        let keys = [
+            "conifer/pine",
+            "broadleaf/oak",
+            "rock/boulder",
+            "grass/tuft",
+        ]
+        .map(|name| registry.intern(name));
         let mut model = Model::default();
         // Three props start loaded; the fourth arrives late, through a re-bake step.
         for prop in 0..3 {
@@ -262,7 +273,10 @@ impl Harness {
         let prop = self.rng.below(PROPS);
         let shape = (self.rng.below(4) != 0).then(|| self.rng.shape());
         match shape {
-            Some(shape) => self.registry.set_prop_shape(self.keys[prop], shape).unwrap(),
+            Some(shape) => self
+                .registry
+                .set_prop_shape(self.keys[prop], shape)
+                .unwrap(),
             None => self.registry.remove_prop_shape(self.keys[prop]).unwrap(),
         }
         self.model.shapes[prop] = shape;
@@ -297,7 +311,10 @@ impl Harness {
     fn check_refill(&self, hole: InstanceLocation) {
         let bucket = self.registry.bucket(hole.bucket(0)).unwrap();
         if hole.slot < bucket.len() {
-            let refill = self.registry.placement_at(hole.bucket(0), hole.slot).unwrap();
+            let refill = self
+                .registry
+                .placement_at(hole.bucket(0), hole.slot)
+                .unwrap();
             self.check_placement(refill);
         }
     }
