@@ -153,13 +153,10 @@ impl Harness {
         .map(|name| registry.intern(name));
         let mut model = Model::default();
         // Three props start loaded; the fourth arrives late, through a re-bake step.
-        for prop in 0..3 {
-            let shape = PropShape {
-                parts: 1 + prop as u16,
-                lods: 3,
-            };
-            registry.set_prop_shape(keys[prop], shape).unwrap();
-            model.shapes[prop] = Some(shape);
+        for (parts, (&key, model_shape)) in (1..).zip(keys.iter().zip(&mut model.shapes).take(3)) {
+            let shape = PropShape { parts, lods: 3 };
+            registry.set_prop_shape(key, shape).unwrap();
+            *model_shape = Some(shape);
         }
         Self {
             rng: Rng(seed),
