@@ -5,4 +5,5 @@
 
 pub use sylva_buckets as buckets;
 pub use sylva_catalog as catalog;
+pub use sylva_lod as lod;
 pub use sylva_terrain as terrain;
