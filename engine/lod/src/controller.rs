@@ -94,7 +94,8 @@ impl LodController {
 
     /// Call once a frame with the camera's world position and the time in seconds (any
     /// origin; it should not go backwards, and if it does the next camera movement
-    /// re-evaluates at once). A non-finite camera position is ignored.
+    /// re-evaluates at once). A tick with a non-finite camera position or time does
+    /// nothing.
     pub fn tick(
         &mut self,
         registry: &mut PlacementRegistry,
@@ -132,7 +133,7 @@ impl LodController {
     }
 
     fn is_due(&self, registry: &PlacementRegistry, camera: Vec3, now_s: f64) -> bool {
-        if !camera.is_finite() {
+        if !(camera.is_finite() && now_s.is_finite()) {
             return false;
         }
         let Some(last) = self.last_evaluation else {

@@ -123,17 +123,18 @@ fn a_clock_that_goes_back_does_not_stall_evaluation() {
 }
 
 #[test]
-fn a_non_finite_camera_is_ignored_and_does_not_freeze_later_ticks() {
+fn non_finite_cameras_and_times_are_ignored_and_do_not_freeze_later_ticks() {
     let (mut registry, _) = registry_with_row(10);
     let mut lod = LodController::default();
     lod.tick(&mut registry, Vec3::ZERO, 0.0);
-    let stats = lod.tick(&mut registry, Vec3::new(f32::NAN, 0.0, 0.0), 1.0);
-    assert_eq!(stats.evaluated, 0);
-    assert_eq!(
-        lod.tick(&mut registry, Vec3::new(40.0, 0.0, 0.0), 2.0)
-            .evaluated,
-        10
-    );
+    let nan_camera = lod.tick(&mut registry, Vec3::new(f32::NAN, 0.0, 0.0), 1.0);
+    assert_eq!(nan_camera.evaluated, 0);
+    let nan_time = lod.tick(&mut registry, Vec3::new(20.0, 0.0, 0.0), f64::NAN);
+    assert_eq!(nan_time.evaluated, 0);
+    let next = lod.tick(&mut registry, Vec3::new(40.0, 0.0, 0.0), 2.0);
+    assert_eq!(next.evaluated, 10);
+    let too_soon = lod.tick(&mut registry, Vec3::new(80.0, 0.0, 0.0), 2.1);
+    assert_eq!(too_soon.evaluated, 0, "the rate cap still holds");
 }
 
 #[test]
