@@ -117,6 +117,7 @@ impl Bucket {
     ///
     /// Precondition: `slot < len()`.
     pub fn move_to(&mut self, slot: u32, destination: &mut Bucket) -> Moved {
+        debug_assert!(slot < self.len(), "slot {slot} of {}", self.len());
         let index = slot as usize;
         let carry: Mat4 = self.transforms[index];
         let owner = self.owners[index];
@@ -134,6 +135,7 @@ impl Bucket {
     ///
     /// Precondition: `slot < len()`.
     pub fn reassign_owner(&mut self, slot: u32, owner: u32) {
+        debug_assert!(slot < self.len(), "slot {slot} of {}", self.len());
         self.owners[slot as usize] = owner;
     }
 
