@@ -3,6 +3,8 @@
 //! This facade re-exports the engine crates; it owns the end-to-end tests in `tests/`
 //! and the benchmarks in `benches/`. See ARCHITECTURE.md for the map.
 
+pub use sylva_buckets as buckets;
 pub use sylva_catalog as catalog;
+pub use sylva_lod as lod;
 pub use sylva_scatter as scatter;
 pub use sylva_terrain as terrain;
