@@ -63,20 +63,25 @@ impl GpuBucket {
     }
 
     /// Uploads the slots in `dirty` from `transforms` (the bucket's dense array) and
-    /// takes `transforms.len()` as the live count.
-    pub fn write(&mut self, renderer: &Renderer, transforms: &[[f32; 16]], dirty: &[Range<usize>]) {
-        self.reserve(renderer, transforms.len().next_power_of_two());
-        for range in dirty {
-            let range = range.start.min(transforms.len())..range.end.min(transforms.len());
-            if range.is_empty() {
+    /// takes `live` as the live count.
+    pub fn write(
+        &mut self,
+        renderer: &Renderer,
+        transforms: &[[f32; 16]],
+        dirty: &[Range<u32>],
+        live: usize,
+    ) {
+        for run in dirty {
+            let run = run.start as usize..(run.end as usize).min(transforms.len());
+            if run.is_empty() {
                 continue;
             }
             renderer.queue.write_buffer(
                 &self.buffer,
-                range.start as u64 * INSTANCE_STRIDE,
-                bytemuck::cast_slice(&transforms[range]),
+                run.start as u64 * INSTANCE_STRIDE,
+                bytemuck::cast_slice(&transforms[run]),
             );
         }
-        self.count = transforms.len();
+        self.count = live;
     }
 }

@@ -10,7 +10,6 @@ mod pipelines;
 mod upload;
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use rend3::graph::ReadyData;
 use rend3::Renderer;
@@ -31,15 +30,9 @@ use bucket::GpuBucket;
 use pipelines::Pipelines;
 use upload::{BindingTexture, GpuPart};
 
-use crate::convert;
+use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropKey};
 
-/// Which bucket: instances of one part of one prop at one level of detail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BucketKey {
-    pub prop: u32,
-    pub part: u16,
-    pub lod: u8,
-}
+use crate::convert;
 
 /// What the last frame drew.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -65,7 +58,7 @@ pub struct PropsRenderer {
     pipelines: Pipelines,
     sampler: Sampler,
     white: BindingTexture,
-    props: BTreeMap<u32, Vec<GpuPart>>,
+    props: BTreeMap<PropKey, Vec<GpuPart>>,
     buckets: BTreeMap<BucketKey, GpuBucket>,
     shadow_cameras: Vec<ShadowCamera>,
 }
@@ -96,7 +89,7 @@ impl PropsRenderer {
     pub fn set_prop(
         &mut self,
         renderer: &Renderer,
-        prop: u32,
+        prop: PropKey,
         parts: &[PartGeometry],
     ) -> Result<(), GeometryError> {
         for (index, part) in parts.iter().enumerate() {
@@ -113,29 +106,41 @@ impl PropsRenderer {
     }
 
     /// Forgets a prop's geometry; its buckets draw nothing until it returns.
-    pub fn remove_prop(&mut self, prop: u32) {
+    pub fn remove_prop(&mut self, prop: PropKey) {
         self.props.remove(&prop);
     }
 
-    /// Mirrors a bucket: `transforms` is its whole dense instance array and `dirty` the
-    /// slot ranges that changed since the last sync.
-    pub fn sync_bucket(
+    /// Applies what the registry changed since the last drain: frees removed buckets,
+    /// grows buffers that must grow (copying live slots on the GPU) and uploads only the
+    /// dirty slot runs.
+    pub fn sync(
         &mut self,
         renderer: &Renderer,
-        key: BucketKey,
-        transforms: &[[f32; 16]],
-        dirty: &[Range<usize>],
+        registry: &PlacementRegistry,
+        changes: &BucketChanges,
     ) {
-        let bucket = self
-            .buckets
-            .entry(key)
-            .or_insert_with(|| GpuBucket::new(renderer, transforms.len().next_power_of_two()));
-        bucket.write(renderer, transforms, dirty);
-    }
-
-    /// Drops a bucket's GPU buffer.
-    pub fn remove_bucket(&mut self, key: BucketKey) {
-        self.buckets.remove(&key);
+        for key in changes.removed() {
+            self.buckets.remove(key);
+        }
+        for update in changes.updates() {
+            let Some(bucket) = registry.bucket(update.key) else {
+                continue;
+            };
+            let gpu = self
+                .buckets
+                .entry(update.key)
+                .or_insert_with(|| GpuBucket::new(renderer, bucket.capacity() as usize));
+            if let Some(capacity) = update.reallocate_to {
+                gpu.reserve(renderer, capacity as usize);
+            }
+            let transforms: &[[f32; 16]] = bytemuck::cast_slice(bucket.transforms());
+            gpu.write(
+                renderer,
+                transforms,
+                changes.dirty_runs(update),
+                update.len as usize,
+            );
+        }
     }
 
     /// What a frame drawn now would draw.
@@ -152,7 +157,7 @@ impl PropsRenderer {
             stats.draw_calls += 1;
             stats.instances += count;
             stats.triangles += count as u64 * (lod.count / 3) as u64;
-            let level = key.lod as usize;
+            let level = usize::from(key.lod);
             if stats.instances_per_lod.len() <= level {
                 stats.instances_per_lod.resize(level + 1, 0);
             }
@@ -167,7 +172,7 @@ impl PropsRenderer {
             .iter()
             .filter(|(_, b)| b.count > 0)
             .filter_map(|(key, bucket)| {
-                let part = self.props.get(&key.prop)?.get(key.part as usize)?;
+                let part = self.props.get(&key.prop)?.get(usize::from(key.part))?;
                 // A bucket for a level the new geometry lacks draws the coarsest it has.
                 let lod = part
                     .lods
