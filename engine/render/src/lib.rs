@@ -13,6 +13,7 @@ mod frame;
 mod image;
 pub mod props;
 mod readback;
+pub mod reference;
 mod scene;
 
 pub use camera::CameraView;

@@ -91,7 +91,7 @@ fn add_terrain(
         .with_vertex_colors(colors)
         .with_indices(mesh.indices)
         .build()
-        .map_err(|e| RenderError::TerrainMesh {
+        .map_err(|e| RenderError::Mesh {
             reason: e.to_string(),
         })?;
     let mesh = renderer.add_mesh(mesh);
