@@ -90,6 +90,8 @@ pub enum Status {
     Current,
     Baked {
         report: AssetReport,
+        /// The entry file written.
+        entry: String,
         micros: u128,
     },
     Failed {
@@ -250,16 +252,18 @@ fn bake_one(
             };
             let entry = ManifestEntry {
                 prop: prop.id.to_string(),
-                entry: name,
+                entry: name.clone(),
                 key: key.to_hex(),
                 revision,
                 sources: source_files(&source),
             };
             let micros = started.elapsed().as_micros();
-            (
-                outcome(Status::Baked { report, micros }, Some(summary)),
-                Some(entry),
-            )
+            let status = Status::Baked {
+                report,
+                entry: name,
+                micros,
+            };
+            (outcome(status, Some(summary)), Some(entry))
         }
         Err(error) => {
             let status = Status::Failed {

@@ -25,12 +25,15 @@ pub enum AssetError {
 }
 
 /// Reads `prop`'s file and every external file it names (relative to its folder).
+/// Fails only when a file cannot be read.
 pub fn read_source(assets: &Path, prop: &Prop) -> Result<AssetSource, AssetError> {
     let read = |path: PathBuf| fs::read(&path).map_err(|source| AssetError::Read { path, source });
     let file = assets.join(&prop.file);
     let bytes = read(file.clone())?;
     let folder = file.parent().unwrap_or(assets);
-    let externals = external_files(&bytes)?
+    // A document that does not parse names no files; importing it reports why.
+    let names = external_files(&bytes).unwrap_or_default();
+    let externals = names
         .into_iter()
         .map(|name| Ok((name.clone(), read(folder.join(&name))?)))
         .collect::<Result<_, AssetError>>()?;

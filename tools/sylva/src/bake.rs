@@ -120,7 +120,12 @@ fn to_json(report: &FolderReport) -> Value {
             let mut value = json!({"path": a.path, "prop": a.prop_id, "summary": a.summary});
             match &a.status {
                 Status::Current => value["status"] = json!("current"),
-                Status::Baked { report, micros } => {
+                Status::Baked {
+                    report,
+                    entry,
+                    micros,
+                } => {
+                    value["entry"] = json!(entry);
                     value["status"] = json!("baked");
                     value["micros"] = json!(micros);
                     value["stages"] = json!(report.parts);
