@@ -35,3 +35,34 @@ pub fn preset(stem: &str) -> Preset {
     let text = std::fs::read_to_string(&path).unwrap();
     Preset::parse(&text, &path.display().to_string()).unwrap()
 }
+
+/// A file of the glTF test corpus (`tests/data/gltf`).
+pub fn gltf_file(name: &str) -> PathBuf {
+    repo().join("tests/data/gltf").join(name)
+}
+
+/// A temporary assets folder: a catalog naming `categories` (each its own family) and
+/// copies of corpus files, `(category, corpus file)`.
+pub fn temp_assets(categories: &[&str], files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let entries: Vec<String> = categories
+        .iter()
+        .map(|c| format!("{c:?}: (family: {c:?})"))
+        .collect();
+    std::fs::write(
+        dir.path().join("catalog.ron"),
+        format!("(categories: {{ {} }})", entries.join(", ")),
+    )
+    .unwrap();
+    for (category, file) in files {
+        add_file(dir.path(), category, file);
+    }
+    dir
+}
+
+/// Copies corpus file `file` into `<assets>/<category>/`.
+pub fn add_file(assets: &std::path::Path, category: &str, file: &str) {
+    let folder = assets.join(category);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(gltf_file(file), folder.join(file)).unwrap();
+}

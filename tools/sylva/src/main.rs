@@ -1,11 +1,14 @@
 //! `sylva`: the command line of the sylva prop scatterer.
 
 mod assets;
+mod bake;
+mod check;
 mod demo;
 mod files;
 mod paint;
 mod presets;
 mod replay;
+mod watch;
 mod world;
 
 use std::path::PathBuf;
@@ -32,6 +35,12 @@ enum Command {
     Replay(replay::Args),
     /// Paint a scripted session with every preset at its landmark.
     Demo(demo::Args),
+    /// Bake the props of the assets folder into LOD chains in the cache folder.
+    Bake(bake::Args),
+    /// Bake on every change to the assets folder.
+    Watch(watch::Args),
+    /// Exit 0 only if the cache is current and a fresh bake reproduces it exactly.
+    Check(check::Args),
     /// Print the JSON Schema of the preset format.
     Schema {
         /// Write it to this file instead of standard output.
@@ -46,6 +55,9 @@ fn main() -> ExitCode {
         Command::Paint(args) => paint::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Bake(args) => bake::run(args),
+        Command::Watch(args) => watch::run(args),
+        Command::Check(args) => check::run(args),
         Command::Schema { out } => schema(out),
     };
     match result {
