@@ -6,6 +6,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::bake::{bake_folder, BakeOptions};
 use sylva::cache::{CacheDir, Entry};
+use sylva::buckets::PlacementRegistry;
 use sylva::lod::LodConfig;
 use sylva::render::props::PropsRenderer;
 use sylva::render::reference::ObjectPart;
@@ -38,6 +39,7 @@ fn frames(c: &mut Criterion) {
     let mut context = RenderContext::new(OUTPUT_FORMAT).unwrap();
     let scene = Scene::new(&mut context, &default_world()).unwrap();
     let mut no_props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
+    let no_placements = PlacementRegistry::new();
     let manifest = cache.read_manifest().unwrap();
     let registry = plugin.world().registry();
     let (mut objects, mut object_vertex_bytes) = (Vec::new(), 0u64);
@@ -59,16 +61,16 @@ fn frames(c: &mut Criterion) {
         }
         assert!(manifest.prop(name).is_some());
     }
-    assert_eq!(objects.len(), stats.draw.instances);
+    assert_eq!(objects.len(), stats.draw.instances_in_buckets);
     println!(
-        "session: {} placements, {} instances; plugin: {} instanced draws per pass (forward + shadow), \
-         {} vertex bytes on the GPU; rend3 objects: {} objects, {} draws per pass (prepass + forward + shadow), \
-         {} vertex bytes (one mesh per LOD)",
+        "session: {} placements, {} instances ({} in view); plugin: {} instanced draws in the camera pass, \
+         {} vertex bytes on the GPU; rend3 objects: {} objects, one draw each per pass (prepass, forward, shadow) \
+         after rend3's own culling, {} vertex bytes (one mesh per LOD)",
         stats.placements,
+        stats.draw.instances_in_buckets,
         stats.draw.instances,
         stats.draw.draw_calls,
         stats.draw.vertex_bytes,
-        objects.len(),
         objects.len(),
         object_vertex_bytes
     );
@@ -83,11 +85,11 @@ fn frames(c: &mut Criterion) {
         })
     });
     group.bench_function("one_rend3_object_per_placement_part", |b| {
-        b.iter(|| render_image(&mut context, &scene, &mut no_props, camera, WIDTH, HEIGHT).unwrap())
+        b.iter(|| render_image(&mut context, &scene, &mut no_props, &no_placements, camera, WIDTH, HEIGHT).unwrap())
     });
     drop(objects);
     group.bench_function("terrain_only", |b| {
-        b.iter(|| render_image(&mut context, &scene, &mut no_props, camera, WIDTH, HEIGHT).unwrap())
+        b.iter(|| render_image(&mut context, &scene, &mut no_props, &no_placements, camera, WIDTH, HEIGHT).unwrap())
     });
     group.finish();
 }

@@ -13,7 +13,8 @@ use crate::camera::CameraView;
 use crate::context::{RenderContext, OUTPUT_FORMAT, SAMPLES};
 use crate::error::RenderError;
 use crate::image::RgbaImage;
-use crate::props::PropsRenderer;
+use crate::props::{DrawStats, PropsRenderer};
+use sylva_buckets::PlacementRegistry;
 use crate::readback::read_rgba8;
 use crate::scene::Scene;
 
@@ -25,14 +26,16 @@ const AMBIENT: g20::Vec4 = g20::const_vec4!([0.22, 0.25, 0.3, 1.0]);
 pub const MAX_SIDE: u32 = 8192;
 
 /// Draws one frame into `output` (an `OUTPUT_FORMAT`-compatible view of `width`×`height`).
+/// Returns what the props node drew.
 pub fn draw_frame(
     context: &mut RenderContext,
     scene: &Scene,
     props: &mut PropsRenderer,
+    registry: &PlacementRegistry,
     camera: CameraView,
     (width, height): (u32, u32),
     output: OutputFrame,
-) {
+) -> DrawStats {
     let renderer = context.renderer.clone();
     renderer.set_aspect_ratio(width as f32 / height as f32);
     renderer.set_camera_data(camera.to_rend3());
@@ -40,7 +43,8 @@ pub fn draw_frame(
     let (command_buffers, ready) = renderer.ready();
     // After `ready`: it is what registers a newly added sky texture.
     context.skybox.ready(&renderer);
-    props.prepare_shadows(&renderer, &ready);
+    let view_proj = camera.view_proj(width as f32 / height as f32);
+    let stats = props.prepare_frame(&renderer, &ready, registry, view_proj);
 
     let mut graph = RenderGraph::new();
     let base = &context.base;
@@ -73,6 +77,7 @@ pub fn draw_frame(
     let surface = graph.add_surface_texture();
     state.tonemapping(&mut graph, &context.tonemapping, surface);
     graph.execute(&renderer, output, command_buffers, &ready);
+    stats
 }
 
 /// Draws one frame offscreen and reads it back.
@@ -80,10 +85,11 @@ pub fn render_image(
     context: &mut RenderContext,
     scene: &Scene,
     props: &mut PropsRenderer,
+    registry: &PlacementRegistry,
     camera: CameraView,
     width: u32,
     height: u32,
-) -> Result<RgbaImage, RenderError> {
+) -> Result<(RgbaImage, DrawStats), RenderError> {
     if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
         return Err(RenderError::FrameSize { width, height });
     }
@@ -102,13 +108,7 @@ pub fn render_image(
         usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
     });
     let view = Arc::new(texture.create_view(&TextureViewDescriptor::default()));
-    draw_frame(
-        context,
-        scene,
-        props,
-        camera,
-        (width, height),
-        OutputFrame::View(view),
-    );
-    read_rgba8(&device, &context.renderer.queue, &texture, width, height)
+    let stats = draw_frame(context, scene, props, registry, camera, (width, height), OutputFrame::View(view));
+    let image = read_rgba8(&device, &context.renderer.queue, &texture, width, height)?;
+    Ok((image, stats))
 }

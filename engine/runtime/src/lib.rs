@@ -230,16 +230,16 @@ impl Runtime {
         output: OutputFrame,
     ) -> FrameStats {
         let tick = self.prepare(&camera, now);
-        let stats = self.stats(tick);
-        draw_frame(
+        let draw = draw_frame(
             &mut self.context,
             &self.scene,
             &mut self.props,
+            self.world.registry(),
             camera,
             size,
             output,
         );
-        stats
+        self.stats(tick, draw)
     }
 
     /// Draws one frame offscreen and reads it back.
@@ -251,26 +251,26 @@ impl Runtime {
         height: u32,
     ) -> Result<(RgbaImage, FrameStats), RuntimeError> {
         let tick = self.prepare(&camera, now);
-        let stats = self.stats(tick);
-        let image = render_image(
+        let (image, draw) = render_image(
             &mut self.context,
             &self.scene,
             &mut self.props,
+            self.world.registry(),
             camera,
             width,
             height,
         )?;
-        Ok((image, stats))
+        Ok((image, self.stats(tick, draw)))
     }
 
-    fn stats(&self, tick: TickStats) -> FrameStats {
+    fn stats(&self, tick: TickStats, draw: DrawStats) -> FrameStats {
         let registry = self.world.registry();
         FrameStats {
             placements: registry.len(),
             pending: registry.pending_len(),
             lod_evaluated: tick.evaluated,
             lod_moved: tick.moved,
-            draw: self.props.stats(),
+            draw,
         }
     }
 }
