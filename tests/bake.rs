@@ -270,3 +270,26 @@ fn the_runtime_reads_an_entry_by_prop_id_without_copying() {
     let range = bytes.as_ptr_range();
     assert!(range.contains(&entry.parts[0].vertex_bytes.as_ptr()));
 }
+
+#[test]
+fn a_shared_three_level_chain_needs_at_most_sixty_percent_of_three_meshes() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let listed = &cache.read_manifest().unwrap().assets["truck/CesiumMilkTruck.gltf"];
+    let bytes = cache.read_entry(&listed.entry).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
+    let (mut shared, mut separate) = (0, 0);
+    for part in &entry.parts {
+        let indices: usize = part.levels.iter().map(|l| l.index_bytes.len()).sum();
+        shared += part.vertex_bytes.len() + indices;
+        // Each level as its own mesh with its own copy of the attributes.
+        separate += part.levels.len() * part.vertex_bytes.len() + indices;
+    }
+    let ratio = shared as f64 / separate as f64;
+    assert!(
+        ratio <= 0.6,
+        "shared chain is {ratio:.2}× three separate meshes"
+    );
+}

@@ -177,6 +177,35 @@ fn a_flipped_byte_anywhere_is_detected() {
 }
 
 #[test]
+fn skipping_the_checksum_still_checks_every_range_and_index() {
+    let bytes = encode(&sample()).unwrap();
+    assert_eq!(
+        Entry::parse_skipping_checksum(&bytes).unwrap(),
+        Entry::parse(&bytes).unwrap()
+    );
+    let mut corrupt = bytes.clone();
+    let last_byte = bytes.len() - 1;
+    corrupt[last_byte] ^= 1;
+    assert!(Entry::parse(&corrupt).is_err());
+    for len in 0..bytes.len() {
+        assert!(Entry::parse_skipping_checksum(&bytes[..len]).is_err());
+    }
+    // An index past the vertices is caught without the checksum.
+    let entry = Entry::parse(&bytes).unwrap();
+    let level = &entry.parts[1].levels[0];
+    let offset = level.index_bytes.as_ptr() as usize - bytes.as_ptr() as usize;
+    let mut bad_index = bytes.clone();
+    bad_index[offset..offset + 2].copy_from_slice(&9u16.to_le_bytes());
+    assert!(matches!(
+        Entry::parse_skipping_checksum(&bad_index),
+        Err(FormatError::Malformed {
+            what: "indices",
+            ..
+        })
+    ));
+}
+
+#[test]
 fn other_versions_and_magics_are_refused() {
     let mut bytes = encode(&sample()).unwrap();
     bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
