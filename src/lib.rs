@@ -4,9 +4,11 @@
 //! and the benchmarks in `benches/`. See ARCHITECTURE.md for the map.
 
 pub use sylva_bake as bake;
+pub use sylva_buckets as buckets;
 pub use sylva_cache as cache;
 pub use sylva_catalog as catalog;
 pub use sylva_import as import;
+pub use sylva_lod as lod;
 pub use sylva_mesh as mesh;
 pub use sylva_scatter as scatter;
 pub use sylva_terrain as terrain;

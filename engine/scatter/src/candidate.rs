@@ -3,8 +3,6 @@
 //! pick and prop choice, and the orientation. Pure and order-independent, so large
 //! dabs evaluate candidates in parallel without changing any result.
 
-use std::sync::Arc;
-
 use glam::{Quat, Vec2, Vec3};
 use sylva_catalog::Catalog;
 use sylva_terrain::Terrain;
@@ -46,12 +44,12 @@ pub struct BoundPick<'a> {
     pub category: usize,
 }
 
-/// A candidate that passed every test but spacing.
+/// A candidate that passed every test but spacing. Props and categories are catalog
+/// indices: names are cloned only for candidates that become placements.
 #[derive(Clone, Debug)]
 pub struct Candidate {
-    pub prop: Arc<str>,
-    pub category: Arc<str>,
-    pub family: Arc<str>,
+    pub prop: usize,
+    pub category: usize,
     pub min_spacing: f32,
     pub position: Vec3,
     pub rotation: Quat,
@@ -91,15 +89,15 @@ impl Dab<'_> {
         if total <= 0.0 {
             return Err(Rejection::EmptyCategory);
         }
-        let prop = &props[weighted(
+        let prop_index = weighted(
             category.props.iter().map(|&p| (p, props[p].weight)),
             d.prop * total,
-        )];
+        );
+        let prop = &props[prop_index];
         let yaw = yaw_quat(d.yaw);
         Ok(Candidate {
-            prop: prop.id.clone(),
-            category: category.name.clone(),
-            family: category.family.clone(),
+            prop: prop_index,
+            category: pick.category,
             min_spacing: pick.pick.min_spacing,
             position: Vec3::new(x, height, z),
             rotation: if pick.pick.align_to_slope {

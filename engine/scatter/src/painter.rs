@@ -7,7 +7,7 @@ use sylva_catalog::Catalog;
 use sylva_terrain::Terrain;
 use thiserror::Error;
 
-use crate::candidate::{BoundPick, Dab, Draws};
+use crate::candidate::{BoundPick, Candidate, Dab, Draws};
 use crate::placement::{Placement, PlacementId};
 use crate::preset::{BrushSettings, Preset, MAX_DENSITY, MAX_RADIUS};
 use crate::report::{Rejection, StrokeReport};
@@ -151,9 +151,11 @@ impl Painter {
         for outcome in outcomes {
             let candidate = match outcome {
                 Ok(c)
-                    if !self
-                        .spacing
-                        .any_within(&c.family, c.position.xz(), c.min_spacing) =>
+                    if !self.spacing.any_within(
+                        family_of(catalog, &c),
+                        c.position.xz(),
+                        c.min_spacing,
+                    ) =>
                 {
                     c
                 }
@@ -170,11 +172,12 @@ impl Painter {
                 self.evict_oldest(edit);
                 report.evicted += 1;
             }
+            let category = &catalog.categories()[candidate.category];
             let placement = Placement {
                 id: PlacementId(self.next_id),
-                prop: candidate.prop,
-                category: candidate.category,
-                family: candidate.family,
+                prop: catalog.props()[candidate.prop].id.clone(),
+                category: category.name.clone(),
+                family: category.family.clone(),
                 position: candidate.position,
                 rotation: candidate.rotation,
                 scale: candidate.scale,
@@ -250,6 +253,10 @@ impl Painter {
             Err(_) => edit.removed.push(placement),
         }
     }
+}
+
+fn family_of<'a>(catalog: &'a Catalog, candidate: &Candidate) -> &'a str {
+    &catalog.categories()[candidate.category].family
 }
 
 fn check_brush(center: Vec2, brush: BrushSettings) -> Result<(), BrushError> {

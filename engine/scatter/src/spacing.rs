@@ -6,6 +6,7 @@ use std::sync::Arc;
 use glam::Vec2;
 use rustc_hash::FxHashMap;
 
+use crate::angle::floor;
 use crate::placement::PlacementId;
 
 /// Side of a hash cell in metres: near typical spacings, so a query touches few cells.
@@ -30,7 +31,7 @@ pub struct SpacingIndex {
 }
 
 fn cell_of(at: Vec2) -> (i32, i32) {
-    ((at.x / CELL).floor() as i32, (at.y / CELL).floor() as i32)
+    (floor(at.x / CELL) as i32, floor(at.y / CELL) as i32)
 }
 
 /// Cells overlapping the square around the disc (`at`, `radius`).

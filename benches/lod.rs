@@ -1,0 +1,128 @@
+//! LOD controller benchmarks over 100,000 placements: an evaluating tick (camera flying,
+//! camera teleporting) and a still-camera frame. Results: BENCHMARKS.md.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use glam::{Mat4, Quat, Vec3};
+use sylva::buckets::{PlacementRegistry, PropShape};
+use sylva::lod::LodController;
+
+const PLACEMENTS: u64 = 100_000;
+/// The default world is 512 m square.
+const WORLD_M: f32 = 512.0;
+
+fn unit(state: &mut u64) -> f32 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+}
+
+/// 100,000 placements of three props (2, 1 and 3 parts; 3 LODs) spread over the world.
+fn scene() -> PlacementRegistry {
+    let mut registry = PlacementRegistry::new();
+    let props: Vec<_> = [
+        ("conifer/pine_tall", 2),
+        ("rock/boulder", 1),
+        ("fern/tall", 3),
+    ]
+    .into_iter()
+    .map(|(name, parts)| {
+        let key = registry.intern(name);
+        registry
+            .set_prop_shape(key, PropShape { parts, lods: 3 })
+            .unwrap();
+        key
+    })
+    .collect();
+    let mut state = 42;
+    for id in 0..PLACEMENTS {
+        let position = Vec3::new(
+            unit(&mut state) * WORLD_M,
+            unit(&mut state) * 40.0,
+            unit(&mut state) * WORLD_M,
+        );
+        let rotation = Quat::from_rotation_y(unit(&mut state) * std::f32::consts::TAU);
+        let transform = Mat4::from_scale_rotation_translation(Vec3::ONE, rotation, position);
+        registry
+            .insert(id, props[(id % 3) as usize], transform, 0)
+            .unwrap();
+    }
+    registry
+}
+
+/// Runs `ticks` evaluating ticks untimed and prints how many placements moved per tick:
+/// the work the timed ticks of the same scenario do.
+fn report_moves(name: &str, ticks: u32, mut tick: impl FnMut() -> u32) {
+    let moved: u64 = (0..ticks).map(|_| u64::from(tick())).sum();
+    println!(
+        "{name}: {} placements moved per tick",
+        moved / u64::from(ticks)
+    );
+}
+
+fn lod_tick(c: &mut Criterion) {
+    let mut group = c.benchmark_group("lod_tick_100k");
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(5));
+
+    // Flying at 12 m/s around the middle of the world: 3 m between evaluations, every
+    // placement re-evaluated, a few hundred crossing a band edge.
+    let mut registry = scene();
+    let mut lod = LodController::default();
+    let mut now = 0.0;
+    let mut flying = || {
+        now += 0.25;
+        let angle = (now * 3.0 / 150.0) as f32; // 3 m of arc on a 150 m circle
+        let camera = Vec3::new(
+            256.0 + 150.0 * angle.cos(),
+            20.0,
+            256.0 + 150.0 * angle.sin(),
+        );
+        let stats = lod.tick(&mut registry, camera, now);
+        assert_eq!(u64::from(stats.evaluated), PLACEMENTS);
+        stats.moved
+    };
+    flying(); // sorts the scene into its bands
+    report_moves("camera_flying", 400, &mut flying);
+    group.bench_function("camera_flying", |b| b.iter(&mut flying));
+
+    // The worst case: the camera jumps between opposite corners every tick, so the
+    // placements near either corner change LOD every time.
+    let mut registry = scene();
+    let mut lod = LodController::default();
+    let corners = [Vec3::new(40.0, 2.0, 40.0), Vec3::new(470.0, 2.0, 470.0)];
+    let mut now = 0.0;
+    let mut teleporting = || {
+        now += 0.25;
+        let camera = corners[(now * 4.0) as usize % 2];
+        let stats = lod.tick(&mut registry, camera, now);
+        assert_eq!(u64::from(stats.evaluated), PLACEMENTS);
+        stats.moved
+    };
+    teleporting();
+    report_moves("camera_teleporting", 40, &mut teleporting);
+    group.bench_function("camera_teleporting", |b| b.iter(&mut teleporting));
+
+    // A still camera at 60 frames per second: nothing to evaluate.
+    let mut registry = scene();
+    let mut lod = LodController::default();
+    let camera = Vec3::new(256.0, 20.0, 256.0);
+    lod.tick(&mut registry, camera, 0.0);
+    let mut now = 0.0;
+    group.bench_function("still_camera_frame", |b| {
+        b.iter(|| {
+            now += 1.0 / 60.0;
+            let stats = lod.tick(&mut registry, black_box(camera), now);
+            debug_assert_eq!(stats.evaluated, 0);
+            black_box(stats)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, lod_tick);
+criterion_main!(benches);

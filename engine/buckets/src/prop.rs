@@ -1,0 +1,99 @@
+//! Props as the registry sees them: an interned key and, once baked, a shape.
+
+use crate::RegistryError;
+
+/// The most LOD levels a prop (and the LOD controller's bands) may have. A fixed bound
+/// keeps per-LOD counters in fixed-size arrays that copy in O(1).
+pub const MAX_LODS: u8 = 8;
+
+/// A prop id interned by a [`crate::PlacementRegistry`]: a small integer, so hot paths
+/// index arrays instead of hashing strings. Only meaningful to the registry that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PropKey(pub(crate) u32);
+
+impl PropKey {
+    /// The key's index, dense from 0 in interning order (handy for tables beside the
+    /// registry, e.g. a renderer's per-prop meshes).
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// What a baked prop looks like to the buckets: how many parts (primitives, each drawn
+/// from its own bucket) and how many LOD levels each part has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PropShape {
+    pub parts: u16,
+    pub lods: u8,
+}
+
+impl PropShape {
+    pub(crate) fn validate(self) -> Result<Self, RegistryError> {
+        if self.parts == 0 || self.lods == 0 {
+            return Err(RegistryError::EmptyShape {
+                parts: self.parts,
+                lods: self.lods,
+            });
+        }
+        if self.lods > MAX_LODS {
+            return Err(RegistryError::TooManyLods {
+                lods: self.lods,
+                max: MAX_LODS,
+            });
+        }
+        Ok(self)
+    }
+
+    /// The bucket LOD of a placement at distance level `level`: levels past the prop's
+    /// coarsest LOD clamp to it.
+    pub fn lod_for_level(self, level: u8) -> u8 {
+        level.min(self.lods - 1)
+    }
+}
+
+/// Names one bucket: one part of one prop at one LOD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BucketKey {
+    pub prop: PropKey,
+    pub part: u16,
+    pub lod: u8,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_without_parts_or_lods_are_refused() {
+        for (parts, lods) in [(0, 3), (2, 0)] {
+            assert_eq!(
+                PropShape { parts, lods }.validate(),
+                Err(RegistryError::EmptyShape { parts, lods })
+            );
+        }
+    }
+
+    #[test]
+    fn shapes_with_more_lods_than_the_maximum_are_refused() {
+        let shape = PropShape {
+            parts: 1,
+            lods: MAX_LODS + 1,
+        };
+        assert_eq!(
+            shape.validate(),
+            Err(RegistryError::TooManyLods {
+                lods: MAX_LODS + 1,
+                max: MAX_LODS
+            })
+        );
+    }
+
+    #[test]
+    fn levels_past_the_coarsest_lod_clamp_to_it() {
+        let shape = PropShape { parts: 1, lods: 2 };
+        assert_eq!(
+            [0, 1, 2, 7].map(|level| shape.lod_for_level(level)),
+            [0, 1, 1, 1]
+        );
+    }
+}

@@ -1,0 +1,17 @@
+//! The distance LOD controller for sylva.
+//!
+//! Each frame, [`LodController::tick`] may re-evaluate every placement of a
+//! [`sylva_buckets::PlacementRegistry`] against distance bands (default 0–30 m, 30–90 m,
+//! beyond) with hysteresis at every edge (default ±4 m), and move the ones that changed
+//! band to their LOD's buckets. Distance is 3D, camera to placement origin: a camera
+//! high above a forest sees it as far away, as its screen size says.
+//!
+//! Re-evaluation is capped in rate (default 4 Hz) and gated on real camera movement, so a
+//! still camera costs O(1) a frame. The caller passes time in: no clocks inside.
+
+mod bands;
+mod controller;
+mod error;
+
+pub use controller::{LodConfig, LodController, TickStats};
+pub use error::LodConfigError;

@@ -1,0 +1,114 @@
+//! One frame: rend3's base graph with the props nodes inserted, tone-mapped into the
+//! output view.
+
+use std::sync::Arc;
+
+use rend3::graph::RenderGraph;
+use rend3::types::glam as g20;
+use rend3::util::output::OutputFrame;
+use rend3_routine::base::BaseRenderGraphIntermediateState;
+use wgpu::{Extent3d, TextureDescriptor, TextureDimension, TextureUsages, TextureViewDescriptor};
+
+use crate::camera::CameraView;
+use crate::context::{RenderContext, OUTPUT_FORMAT, SAMPLES};
+use crate::error::RenderError;
+use crate::image::RgbaImage;
+use crate::props::PropsRenderer;
+use crate::readback::read_rgba8;
+use crate::scene::Scene;
+
+/// Light from the sky on faces the sun does not reach (rend3 takes the brighter of
+/// this × albedo and the sunlit colour).
+const AMBIENT: g20::Vec4 = g20::const_vec4!([0.22, 0.25, 0.3, 1.0]);
+
+/// Largest frame side accepted.
+pub const MAX_SIDE: u32 = 8192;
+
+/// Draws one frame into `output` (an `OUTPUT_FORMAT`-compatible view of `width`×`height`).
+pub fn draw_frame(
+    context: &mut RenderContext,
+    scene: &Scene,
+    props: &mut PropsRenderer,
+    camera: CameraView,
+    (width, height): (u32, u32),
+    output: OutputFrame,
+) {
+    let renderer = context.renderer.clone();
+    renderer.set_aspect_ratio(width as f32 / height as f32);
+    renderer.set_camera_data(camera.to_rend3());
+    scene.fit_shadows(&renderer, &camera);
+    let (command_buffers, ready) = renderer.ready();
+    // After `ready`: it is what registers a newly added sky texture.
+    context.skybox.ready(&renderer);
+    props.prepare_shadows(&renderer, &ready);
+
+    let mut graph = RenderGraph::new();
+    let base = &context.base;
+    let state = BaseRenderGraphIntermediateState::new(
+        &mut graph,
+        &ready,
+        g20::UVec2::new(width, height),
+        SAMPLES,
+    );
+    state.pre_skinning(&mut graph);
+    state.pbr_pre_culling(&mut graph);
+    state.create_frame_uniforms(&mut graph, base, AMBIENT);
+    state.skinning(&mut graph, base);
+    state.pbr_shadow_culling(&mut graph, base, &context.pbr);
+    state.pbr_culling(&mut graph, base, &context.pbr);
+    state.pbr_shadow_rendering(&mut graph, &context.pbr);
+    for index in 0..ready.directional_light_cameras.len() {
+        props.add_shadow_node(&mut graph, index);
+    }
+    state.pbr_prepass_rendering(&mut graph, &context.pbr, SAMPLES);
+    state.skybox(&mut graph, Some(&context.skybox), SAMPLES);
+    props.add_forward_node(
+        &mut graph,
+        state.color,
+        state.resolve,
+        state.depth,
+        state.forward_uniform_bg,
+    );
+    state.pbr_forward_rendering(&mut graph, &context.pbr, SAMPLES);
+    let surface = graph.add_surface_texture();
+    state.tonemapping(&mut graph, &context.tonemapping, surface);
+    graph.execute(&renderer, output, command_buffers, &ready);
+}
+
+/// Draws one frame offscreen and reads it back.
+pub fn render_image(
+    context: &mut RenderContext,
+    scene: &Scene,
+    props: &mut PropsRenderer,
+    camera: CameraView,
+    width: u32,
+    height: u32,
+) -> Result<RgbaImage, RenderError> {
+    if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
+        return Err(RenderError::FrameSize { width, height });
+    }
+    let device = context.renderer.device.clone();
+    let texture = device.create_texture(&TextureDescriptor {
+        label: Some("headless frame"),
+        size: Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: TextureDimension::D2,
+        format: OUTPUT_FORMAT,
+        usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
+    });
+    let view = Arc::new(texture.create_view(&TextureViewDescriptor::default()));
+    draw_frame(
+        context,
+        scene,
+        props,
+        camera,
+        (width, height),
+        OutputFrame::View(view),
+    );
+    read_rgba8(&device, &context.renderer.queue, &texture, width, height)
+}

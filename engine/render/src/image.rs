@@ -1,0 +1,158 @@
+use crate::error::RenderError;
+
+/// An 8-bit RGBA image, rows top to bottom, sRGB.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RgbaImage {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: Vec<u8>,
+}
+
+/// How two images differ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImageDiff {
+    /// Pixels whose largest channel difference exceeds the tolerance.
+    pub differing_pixels: usize,
+    /// Largest channel difference anywhere.
+    pub max_channel_difference: u8,
+    /// Mean absolute channel difference over all pixels and channels.
+    pub mean_difference: f32,
+}
+
+impl RgbaImage {
+    pub fn to_png(&self) -> Result<Vec<u8>, RenderError> {
+        let png_error = |e: png::EncodingError| RenderError::Png {
+            reason: e.to_string(),
+        };
+        let mut out = Vec::new();
+        let mut encoder = png::Encoder::new(&mut out, self.width, self.height);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder
+            .write_header()
+            .map_err(png_error)?
+            .write_image_data(&self.pixels)
+            .map_err(png_error)?;
+        Ok(out)
+    }
+
+    pub fn from_png(bytes: &[u8]) -> Result<Self, RenderError> {
+        let png_error = |e: png::DecodingError| RenderError::Png {
+            reason: e.to_string(),
+        };
+        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
+        let mut reader = decoder.read_info().map_err(png_error)?;
+        let size = reader.output_buffer_size().ok_or(RenderError::Png {
+            reason: "image too large".into(),
+        })?;
+        let mut pixels = vec![0; size];
+        let info = reader.next_frame(&mut pixels).map_err(png_error)?;
+        if info.color_type != png::ColorType::Rgba || info.bit_depth != png::BitDepth::Eight {
+            return Err(RenderError::Png {
+                reason: format!(
+                    "expected 8-bit RGBA, got {:?} {:?}",
+                    info.color_type, info.bit_depth
+                ),
+            });
+        }
+        pixels.truncate(info.buffer_size());
+        Ok(Self {
+            width: info.width,
+            height: info.height,
+            pixels,
+        })
+    }
+
+    /// Compares with `other` (same size required), counting pixels off by more than
+    /// `tolerance` in any channel.
+    pub fn diff(&self, other: &RgbaImage, tolerance: u8) -> Option<ImageDiff> {
+        if (self.width, self.height) != (other.width, other.height) {
+            return None;
+        }
+        let (mut differing, mut max, mut sum) = (0, 0u8, 0u64);
+        for (a, b) in self
+            .pixels
+            .chunks_exact(4)
+            .zip(other.pixels.chunks_exact(4))
+        {
+            let worst = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| x.abs_diff(*y))
+                .max()
+                .unwrap_or(0);
+            sum += a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| x.abs_diff(*y) as u64)
+                .sum::<u64>();
+            max = max.max(worst);
+            if worst > tolerance {
+                differing += 1;
+            }
+        }
+        Some(ImageDiff {
+            differing_pixels: differing,
+            max_channel_difference: max,
+            mean_difference: sum as f32 / self.pixels.len().max(1) as f32,
+        })
+    }
+
+    /// A picture of where `self` and `other` differ: red where channels differ by more
+    /// than `tolerance`, the dimmed image elsewhere.
+    pub fn diff_image(&self, other: &RgbaImage, tolerance: u8) -> RgbaImage {
+        let pixels = self
+            .pixels
+            .chunks_exact(4)
+            .zip(other.pixels.chunks_exact(4))
+            .flat_map(|(a, b)| {
+                let worst = a
+                    .iter()
+                    .zip(b)
+                    .map(|(x, y)| x.abs_diff(*y))
+                    .max()
+                    .unwrap_or(0);
+                if worst > tolerance {
+                    [255, 0, 0, 255]
+                } else {
+                    [a[0] / 3, a[1] / 3, a[2] / 3, 255]
+                }
+            })
+            .collect();
+        RgbaImage {
+            width: self.width,
+            height: self.height,
+            pixels,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(pixels: Vec<u8>) -> RgbaImage {
+        RgbaImage {
+            width: 2,
+            height: 1,
+            pixels,
+        }
+    }
+
+    #[test]
+    fn png_round_trip() {
+        let a = image(vec![1, 2, 3, 255, 200, 100, 50, 255]);
+        assert_eq!(RgbaImage::from_png(&a.to_png().unwrap()).unwrap(), a);
+    }
+
+    #[test]
+    fn diff_counts_pixels_beyond_tolerance() {
+        let a = image(vec![10, 10, 10, 255, 10, 10, 10, 255]);
+        let b = image(vec![12, 10, 10, 255, 40, 10, 10, 255]);
+        let d = a.diff(&b, 3).unwrap();
+        assert_eq!(d.differing_pixels, 1);
+        assert_eq!(d.max_channel_difference, 30);
+        assert_eq!(a.diff_image(&b, 3).pixels[4..8], [255, 0, 0, 255]);
+    }
+}

@@ -1,0 +1,87 @@
+//! The GPU mirror of one instance bucket: a buffer that grows by doubling (allocate,
+//! copy the live range on the GPU, swap) and receives only the slots that changed.
+
+use std::ops::Range;
+
+use rend3::Renderer;
+use wgpu::{Buffer, BufferDescriptor, BufferUsages, CommandEncoderDescriptor};
+
+use super::pipelines::INSTANCE_STRIDE;
+
+pub struct GpuBucket {
+    pub buffer: Buffer,
+    /// Slots the buffer holds.
+    pub capacity: usize,
+    /// Live instances, in slots `0..count`.
+    pub count: usize,
+}
+
+impl GpuBucket {
+    fn allocate(renderer: &Renderer, capacity: usize) -> Buffer {
+        renderer.device.create_buffer(&BufferDescriptor {
+            label: Some("prop instances"),
+            size: capacity as u64 * INSTANCE_STRIDE,
+            usage: BufferUsages::VERTEX | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    }
+
+    pub fn new(renderer: &Renderer, capacity: usize) -> Self {
+        let capacity = capacity.max(1);
+        Self {
+            buffer: Self::allocate(renderer, capacity),
+            capacity,
+            count: 0,
+        }
+    }
+
+    /// Makes room for `capacity` slots, keeping the live ones.
+    pub fn reserve(&mut self, renderer: &Renderer, capacity: usize) {
+        if capacity <= self.capacity {
+            return;
+        }
+        let bigger = Self::allocate(renderer, capacity);
+        if self.count > 0 {
+            let mut encoder = renderer
+                .device
+                .create_command_encoder(&CommandEncoderDescriptor {
+                    label: Some("grow instances"),
+                });
+            encoder.copy_buffer_to_buffer(
+                &self.buffer,
+                0,
+                &bigger,
+                0,
+                self.count as u64 * INSTANCE_STRIDE,
+            );
+            // Submitted now, so later queue writes (which run at the next submission)
+            // land after the copy.
+            renderer.queue.submit(Some(encoder.finish()));
+        }
+        self.buffer = bigger;
+        self.capacity = capacity;
+    }
+
+    /// Uploads the slots in `dirty` from `transforms` (the bucket's dense array) and
+    /// takes `live` as the live count.
+    pub fn write(
+        &mut self,
+        renderer: &Renderer,
+        transforms: &[[f32; 16]],
+        dirty: &[Range<u32>],
+        live: usize,
+    ) {
+        for run in dirty {
+            let run = run.start as usize..(run.end as usize).min(transforms.len());
+            if run.is_empty() {
+                continue;
+            }
+            renderer.queue.write_buffer(
+                &self.buffer,
+                run.start as u64 * INSTANCE_STRIDE,
+                bytemuck::cast_slice(&transforms[run]),
+            );
+        }
+        self.count = live;
+    }
+}

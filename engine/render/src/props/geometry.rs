@@ -1,0 +1,161 @@
+//! The plain data a prop arrives in: per part, one interleaved vertex buffer shared by
+//! every LOD, one index buffer per LOD, and a material. Borrowed, so a baked cache
+//! entry uploads straight from its file bytes.
+
+use thiserror::Error;
+
+/// Bytes per vertex: position f32×3, normal f32×3, uv f32×2, colour RGBA8 unorm.
+pub const VERTEX_STRIDE: usize = 36;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexWidth {
+    U16,
+    U32,
+}
+
+impl IndexWidth {
+    pub fn bytes(self) -> usize {
+        match self {
+            IndexWidth::U16 => 2,
+            IndexWidth::U32 => 4,
+        }
+    }
+}
+
+/// One LOD's triangle list.
+#[derive(Clone, Copy, Debug)]
+pub struct LodIndices<'a> {
+    pub bytes: &'a [u8],
+    pub width: IndexWidth,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AlphaMode {
+    Opaque,
+    /// Fragments with alpha below `cutoff` are discarded (foliage cards).
+    Mask {
+        cutoff: f32,
+    },
+}
+
+/// A base colour texture, 8-bit RGBA, sRGB-encoded, rows top to bottom.
+#[derive(Clone, Copy, Debug)]
+pub struct TextureRgba8<'a> {
+    pub width: u32,
+    pub height: u32,
+    pub pixels: &'a [u8],
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct PartMaterial<'a> {
+    /// Linear RGBA factor.
+    pub base_color: [f32; 4],
+    pub texture: Option<TextureRgba8<'a>>,
+    pub alpha: AlphaMode,
+    pub double_sided: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct PartGeometry<'a> {
+    pub vertices: &'a [u8],
+    /// Finest first.
+    pub lods: Vec<LodIndices<'a>>,
+    pub material: PartMaterial<'a>,
+}
+
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum GeometryError {
+    #[error("part {part}: vertex data of {bytes} bytes is not a whole number of {VERTEX_STRIDE}-byte vertices")]
+    VertexBytes { part: usize, bytes: usize },
+    #[error("part {part}: has no LOD")]
+    NoLod { part: usize },
+    #[error("part {part}, LOD {lod}: {bytes} index bytes do not make whole triangles")]
+    IndexBytes {
+        part: usize,
+        lod: usize,
+        bytes: usize,
+    },
+    #[error("part {part}, LOD {lod}: index {index} is past the {vertices} vertices")]
+    IndexOutOfRange {
+        part: usize,
+        lod: usize,
+        index: u32,
+        vertices: usize,
+    },
+    #[error("part {part}: texture of {width}×{height} needs {expected} bytes, got {actual}")]
+    TextureBytes {
+        part: usize,
+        width: u32,
+        height: u32,
+        expected: usize,
+        actual: usize,
+    },
+}
+
+impl PartGeometry<'_> {
+    pub fn vertex_count(&self) -> usize {
+        self.vertices.len() / VERTEX_STRIDE
+    }
+
+    /// Checks the data the GPU would otherwise read out of bounds.
+    pub fn validate(&self, part: usize) -> Result<(), GeometryError> {
+        if !self.vertices.len().is_multiple_of(VERTEX_STRIDE) {
+            return Err(GeometryError::VertexBytes {
+                part,
+                bytes: self.vertices.len(),
+            });
+        }
+        if self.lods.is_empty() {
+            return Err(GeometryError::NoLod { part });
+        }
+        let vertices = self.vertex_count();
+        for (lod, level) in self.lods.iter().enumerate() {
+            if !level.bytes.len().is_multiple_of(3 * level.width.bytes()) {
+                return Err(GeometryError::IndexBytes {
+                    part,
+                    lod,
+                    bytes: level.bytes.len(),
+                });
+            }
+            let max = match level.width {
+                IndexWidth::U16 => level
+                    .bytes
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]) as u32)
+                    .max(),
+                IndexWidth::U32 => level
+                    .bytes
+                    .chunks_exact(4)
+                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .max(),
+            };
+            if let Some(index) = max.filter(|&m| m as usize >= vertices) {
+                return Err(GeometryError::IndexOutOfRange {
+                    part,
+                    lod,
+                    index,
+                    vertices,
+                });
+            }
+        }
+        if let Some(t) = self.material.texture {
+            let expected = t.width as usize * t.height as usize * 4;
+            if t.pixels.len() != expected || t.width == 0 || t.height == 0 {
+                return Err(GeometryError::TextureBytes {
+                    part,
+                    width: t.width,
+                    height: t.height,
+                    expected,
+                    actual: t.pixels.len(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl LodIndices<'_> {
+    pub fn index_count(&self) -> u32 {
+        (self.bytes.len() / self.width.bytes()) as u32
+    }
+}

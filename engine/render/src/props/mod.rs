@@ -1,0 +1,214 @@
+//! The rend3 plugin for instanced props: GPU copies of baked parts and instance
+//! buckets, and the render-graph nodes that draw every non-empty (prop, part, lod)
+//! bucket with one instanced draw, into rend3's own HDR and depth targets (so props and
+//! rend3 objects occlude each other) and into each directional light's shadow map.
+
+mod bucket;
+mod geometry;
+mod nodes;
+mod pipelines;
+mod upload;
+
+use std::collections::BTreeMap;
+
+use rend3::graph::ReadyData;
+use rend3::Renderer;
+use rend3_routine::common::WholeFrameInterfaces;
+use wgpu::util::{BufferInitDescriptor, DeviceExt};
+use wgpu::{
+    AddressMode, BindGroup, BindGroupDescriptor, BindGroupEntry, Buffer, BufferUsages, FilterMode,
+    Sampler, SamplerDescriptor,
+};
+
+pub use geometry::{
+    AlphaMode, GeometryError, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureRgba8,
+    VERTEX_STRIDE,
+};
+pub use pipelines::INSTANCE_STRIDE;
+
+use bucket::GpuBucket;
+use pipelines::Pipelines;
+use upload::{BindingTexture, GpuPart};
+
+use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropKey};
+
+use crate::convert;
+
+/// What the last frame drew.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DrawStats {
+    /// Instanced draws: one per non-empty bucket whose prop is loaded.
+    pub draw_calls: usize,
+    pub instances: usize,
+    pub triangles: u64,
+    /// Instances per LOD level.
+    pub instances_per_lod: Vec<usize>,
+    /// Bytes of vertex data on the GPU (each part's buffer counted once).
+    pub vertex_bytes: u64,
+    /// Bytes of index data on the GPU, all levels.
+    pub index_bytes: u64,
+}
+
+struct ShadowCamera {
+    uniform: Buffer,
+    bind_group: BindGroup,
+}
+
+pub struct PropsRenderer {
+    pipelines: Pipelines,
+    sampler: Sampler,
+    white: BindingTexture,
+    props: BTreeMap<PropKey, Vec<GpuPart>>,
+    buckets: BTreeMap<BucketKey, GpuBucket>,
+    shadow_cameras: Vec<ShadowCamera>,
+}
+
+impl PropsRenderer {
+    pub fn new(renderer: &Renderer, interfaces: &WholeFrameInterfaces) -> Self {
+        Self {
+            pipelines: Pipelines::new(renderer, interfaces),
+            sampler: renderer.device.create_sampler(&SamplerDescriptor {
+                label: Some("prop base colour"),
+                address_mode_u: AddressMode::Repeat,
+                address_mode_v: AddressMode::Repeat,
+                address_mode_w: AddressMode::Repeat,
+                mag_filter: FilterMode::Linear,
+                min_filter: FilterMode::Linear,
+                mipmap_filter: FilterMode::Nearest,
+                ..Default::default()
+            }),
+            white: BindingTexture::white(renderer),
+            props: BTreeMap::new(),
+            buckets: BTreeMap::new(),
+            shadow_cameras: Vec::new(),
+        }
+    }
+
+    /// Uploads (or replaces, for hot reload) a prop's parts. Buckets are untouched:
+    /// instances of the prop draw with the new geometry from the next frame on.
+    pub fn set_prop(
+        &mut self,
+        renderer: &Renderer,
+        prop: PropKey,
+        parts: &[PartGeometry],
+    ) -> Result<(), GeometryError> {
+        for (index, part) in parts.iter().enumerate() {
+            part.validate(index)?;
+        }
+        let gpu = parts
+            .iter()
+            .map(|part| {
+                GpuPart::upload(renderer, &self.pipelines, &self.sampler, &self.white, part)
+            })
+            .collect();
+        self.props.insert(prop, gpu);
+        Ok(())
+    }
+
+    /// Forgets a prop's geometry; its buckets draw nothing until it returns.
+    pub fn remove_prop(&mut self, prop: PropKey) {
+        self.props.remove(&prop);
+    }
+
+    /// Applies what the registry changed since the last drain: frees removed buckets,
+    /// grows buffers that must grow (copying live slots on the GPU) and uploads only the
+    /// dirty slot runs.
+    pub fn sync(
+        &mut self,
+        renderer: &Renderer,
+        registry: &PlacementRegistry,
+        changes: &BucketChanges,
+    ) {
+        for key in changes.removed() {
+            self.buckets.remove(key);
+        }
+        for update in changes.updates() {
+            let Some(bucket) = registry.bucket(update.key) else {
+                continue;
+            };
+            let gpu = self
+                .buckets
+                .entry(update.key)
+                .or_insert_with(|| GpuBucket::new(renderer, bucket.capacity() as usize));
+            if let Some(capacity) = update.reallocate_to {
+                gpu.reserve(renderer, capacity as usize);
+            }
+            let transforms: &[[f32; 16]] = bytemuck::cast_slice(bucket.transforms());
+            gpu.write(
+                renderer,
+                transforms,
+                changes.dirty_runs(update),
+                update.len as usize,
+            );
+        }
+    }
+
+    /// What a frame drawn now would draw.
+    pub fn stats(&self) -> DrawStats {
+        let mut stats = DrawStats::default();
+        for parts in self.props.values() {
+            for part in parts {
+                stats.vertex_bytes += part.vertex_bytes;
+                stats.index_bytes += part.lods.iter().map(|l| l.index_bytes).sum::<u64>();
+            }
+        }
+        for (key, _, lod, bucket) in self.drawable() {
+            let count = bucket.count;
+            stats.draw_calls += 1;
+            stats.instances += count;
+            stats.triangles += count as u64 * (lod.count / 3) as u64;
+            let level = usize::from(key.lod);
+            if stats.instances_per_lod.len() <= level {
+                stats.instances_per_lod.resize(level + 1, 0);
+            }
+            stats.instances_per_lod[level] += count;
+        }
+        stats
+    }
+
+    /// Every non-empty bucket whose part exists, with the part and level to draw.
+    fn drawable(&self) -> impl Iterator<Item = (BucketKey, &GpuPart, &upload::GpuLod, &GpuBucket)> {
+        self.buckets
+            .iter()
+            .filter(|(_, b)| b.count > 0)
+            .filter_map(|(key, bucket)| {
+                let part = self.props.get(&key.prop)?.get(usize::from(key.part))?;
+                // A bucket for a level the new geometry lacks draws the coarsest it has.
+                let lod = part
+                    .lods
+                    .get(key.lod as usize)
+                    .or_else(|| part.lods.last())?;
+                Some((*key, part, lod, bucket))
+            })
+    }
+
+    /// Points each shadow node at its light's camera for this frame.
+    pub fn prepare_shadows(&mut self, renderer: &Renderer, ready: &ReadyData) {
+        for (index, camera) in ready.directional_light_cameras.iter().enumerate() {
+            let view_proj = convert::from_mat4(camera.view_proj()).to_cols_array();
+            if let Some(existing) = self.shadow_cameras.get(index) {
+                renderer
+                    .queue
+                    .write_buffer(&existing.uniform, 0, bytemuck::cast_slice(&view_proj));
+                continue;
+            }
+            let uniform = renderer.device.create_buffer_init(&BufferInitDescriptor {
+                label: Some("prop shadow camera"),
+                contents: bytemuck::cast_slice(&view_proj),
+                usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+            });
+            let bind_group = renderer.device.create_bind_group(&BindGroupDescriptor {
+                label: Some("prop shadow camera"),
+                layout: &self.pipelines.shadow_camera_layout,
+                entries: &[BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                }],
+            });
+            self.shadow_cameras.push(ShadowCamera {
+                uniform,
+                bind_group,
+            });
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! Render pipelines for instanced props: forward (opaque and alpha-masked, each single-
+//! or double-sided) and shadow depth (opaque and masked).
+
+use std::borrow::Cow;
+use std::num::NonZeroU64;
+
+use rend3::types::Handedness;
+use rend3::Renderer;
+use rend3_routine::common::WholeFrameInterfaces;
+use wgpu::{
+    BindGroupLayout, BindGroupLayoutDescriptor, BindGroupLayoutEntry, BindingType,
+    BufferBindingType, ColorTargetState, ColorWrites, CompareFunction, DepthBiasState,
+    DepthStencilState, Face, FragmentState, FrontFace, MultisampleState, PipelineLayout,
+    PipelineLayoutDescriptor, PrimitiveState, PrimitiveTopology, RenderPipeline,
+    RenderPipelineDescriptor, SamplerBindingType, ShaderModule, ShaderModuleDescriptor,
+    ShaderSource, ShaderStages, StencilState, TextureFormat, TextureSampleType,
+    TextureViewDimension, VertexAttribute, VertexBufferLayout, VertexState, VertexStepMode,
+};
+
+use super::geometry::VERTEX_STRIDE;
+
+/// Bytes per instance: a column-major model matrix.
+pub const INSTANCE_STRIDE: u64 = 64;
+/// Bytes of the material uniform: base colour and alpha cutoff, padded.
+pub const MATERIAL_UNIFORM_SIZE: u64 = 32;
+
+const VERTEX_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Unorm8x4
+];
+const INSTANCE_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
+    4 => Float32x4, 5 => Float32x4, 6 => Float32x4, 7 => Float32x4
+];
+
+fn vertex_buffers() -> [VertexBufferLayout<'static>; 2] {
+    [
+        VertexBufferLayout {
+            array_stride: VERTEX_STRIDE as u64,
+            step_mode: VertexStepMode::Vertex,
+            attributes: &VERTEX_ATTRIBUTES,
+        },
+        VertexBufferLayout {
+            array_stride: INSTANCE_STRIDE,
+            step_mode: VertexStepMode::Instance,
+            attributes: &INSTANCE_ATTRIBUTES,
+        },
+    ]
+}
+
+/// Which of the pipelines a part draws with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PipelineKey {
+    pub masked: bool,
+    pub double_sided: bool,
+}
+
+pub struct Pipelines {
+    pub material_layout: BindGroupLayout,
+    pub shadow_camera_layout: BindGroupLayout,
+    /// Indexed by `masked as usize * 2 + double_sided as usize`.
+    forward: [RenderPipeline; 4],
+    shadow_opaque: RenderPipeline,
+    shadow_masked: RenderPipeline,
+}
+
+impl Pipelines {
+    pub fn new(renderer: &Renderer, interfaces: &WholeFrameInterfaces) -> Self {
+        let device = &renderer.device;
+        let material_layout = device.create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: Some("prop material"),
+            entries: &[
+                BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Buffer {
+                        ty: BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: NonZeroU64::new(MATERIAL_UNIFORM_SIZE),
+                    },
+                    count: None,
+                },
+                BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Texture {
+                        sample_type: TextureSampleType::Float { filterable: true },
+                        view_dimension: TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: ShaderStages::FRAGMENT,
+                    ty: BindingType::Sampler(SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let shadow_camera_layout = device.create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: Some("prop shadow camera"),
+            entries: &[BindGroupLayoutEntry {
+                binding: 0,
+                visibility: ShaderStages::VERTEX,
+                ty: BindingType::Buffer {
+                    ty: BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: NonZeroU64::new(64),
+                },
+                count: None,
+            }],
+        });
+        let module = |label, source: &'static str| {
+            device.create_shader_module(&ShaderModuleDescriptor {
+                label: Some(label),
+                source: ShaderSource::Wgsl(Cow::Borrowed(source)),
+            })
+        };
+        let forward_module = module("props", include_str!("props.wgsl"));
+        let shadow_module = module("props shadow", include_str!("props_shadow.wgsl"));
+        let forward_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: Some("props forward"),
+            bind_group_layouts: &[&interfaces.forward_uniform_bgl, &material_layout],
+            push_constant_ranges: &[],
+        });
+        let shadow_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: Some("props shadow"),
+            bind_group_layouts: &[&shadow_camera_layout, &material_layout],
+            push_constant_ranges: &[],
+        });
+        let front_face = match renderer.handedness {
+            Handedness::Left => FrontFace::Cw,
+            Handedness::Right => FrontFace::Ccw,
+        };
+        let forward = |key: PipelineKey| {
+            forward_pipeline(renderer, &forward_layout, &forward_module, front_face, key)
+        };
+        Self {
+            forward: [
+                forward(PipelineKey {
+                    masked: false,
+                    double_sided: false,
+                }),
+                forward(PipelineKey {
+                    masked: false,
+                    double_sided: true,
+                }),
+                forward(PipelineKey {
+                    masked: true,
+                    double_sided: false,
+                }),
+                forward(PipelineKey {
+                    masked: true,
+                    double_sided: true,
+                }),
+            ],
+            shadow_opaque: shadow_pipeline(
+                renderer,
+                &shadow_layout,
+                &shadow_module,
+                front_face,
+                false,
+            ),
+            shadow_masked: shadow_pipeline(
+                renderer,
+                &shadow_layout,
+                &shadow_module,
+                front_face,
+                true,
+            ),
+            material_layout,
+            shadow_camera_layout,
+        }
+    }
+
+    pub fn forward(&self, key: PipelineKey) -> &RenderPipeline {
+        &self.forward[key.masked as usize * 2 + key.double_sided as usize]
+    }
+
+    pub fn shadow(&self, masked: bool) -> &RenderPipeline {
+        if masked {
+            &self.shadow_masked
+        } else {
+            &self.shadow_opaque
+        }
+    }
+}
+
+fn forward_pipeline(
+    renderer: &Renderer,
+    layout: &PipelineLayout,
+    module: &ShaderModule,
+    front_face: FrontFace,
+    key: PipelineKey,
+) -> RenderPipeline {
+    let buffers = vertex_buffers();
+    renderer
+        .device
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: Some("props forward"),
+            layout: Some(layout),
+            vertex: VertexState {
+                module,
+                entry_point: "vs_main",
+                buffers: &buffers,
+            },
+            primitive: PrimitiveState {
+                topology: PrimitiveTopology::TriangleList,
+                strip_index_format: None,
+                front_face,
+                cull_mode: (!key.double_sided).then_some(Face::Back),
+                unclipped_depth: false,
+                polygon_mode: wgpu::PolygonMode::Fill,
+                conservative: false,
+            },
+            // rend3 uses reverse Z: nearer is greater.
+            depth_stencil: Some(DepthStencilState {
+                format: TextureFormat::Depth32Float,
+                depth_write_enabled: true,
+                depth_compare: CompareFunction::GreaterEqual,
+                stencil: StencilState::default(),
+                bias: DepthBiasState::default(),
+            }),
+            multisample: MultisampleState::default(),
+            fragment: Some(FragmentState {
+                module,
+                entry_point: "fs_main",
+                targets: &[ColorTargetState {
+                    format: TextureFormat::Rgba16Float,
+                    blend: None,
+                    write_mask: ColorWrites::ALL,
+                }],
+            }),
+            multiview: None,
+        })
+}
+
+fn shadow_pipeline(
+    renderer: &Renderer,
+    layout: &PipelineLayout,
+    module: &ShaderModule,
+    front_face: FrontFace,
+    masked: bool,
+) -> RenderPipeline {
+    let buffers = vertex_buffers();
+    renderer
+        .device
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: Some(if masked {
+                "props shadow masked"
+            } else {
+                "props shadow"
+            }),
+            layout: Some(layout),
+            vertex: VertexState {
+                module,
+                entry_point: "vs_shadow",
+                buffers: &buffers,
+            },
+            // As rend3's shadow pass: back faces into the map, biased towards the light.
+            primitive: PrimitiveState {
+                topology: PrimitiveTopology::TriangleList,
+                strip_index_format: None,
+                front_face,
+                cull_mode: (!masked).then_some(Face::Front),
+                unclipped_depth: false,
+                polygon_mode: wgpu::PolygonMode::Fill,
+                conservative: false,
+            },
+            depth_stencil: Some(DepthStencilState {
+                format: TextureFormat::Depth32Float,
+                depth_write_enabled: true,
+                depth_compare: CompareFunction::GreaterEqual,
+                stencil: StencilState::default(),
+                bias: DepthBiasState {
+                    constant: -2,
+                    slope_scale: -2.0,
+                    clamp: 0.0,
+                },
+            }),
+            multisample: MultisampleState::default(),
+            fragment: masked.then_some(FragmentState {
+                module,
+                entry_point: "fs_shadow_masked",
+                targets: &[],
+            }),
+            multiview: None,
+        })
+}

@@ -1,0 +1,55 @@
+// Instanced props into a directional light's shadow map. Group 0 holds the light's
+// view-projection; group 1 the part's material (alpha-masked parts discard by it).
+
+struct ShadowCamera {
+    view_proj: mat4x4<f32>;
+};
+
+struct Material {
+    base_color: vec4<f32>;
+    alpha_cutoff: f32;
+};
+
+[[group(0), binding(0)]]
+var<uniform> camera: ShadowCamera;
+
+[[group(1), binding(0)]]
+var<uniform> material: Material;
+[[group(1), binding(1)]]
+var base_color_texture: texture_2d<f32>;
+[[group(1), binding(2)]]
+var material_sampler: sampler;
+
+struct VertexInput {
+    [[location(0)]] position: vec3<f32>;
+    [[location(2)]] uv: vec2<f32>;
+    [[location(3)]] color: vec4<f32>;
+    [[location(4)]] model0: vec4<f32>;
+    [[location(5)]] model1: vec4<f32>;
+    [[location(6)]] model2: vec4<f32>;
+    [[location(7)]] model3: vec4<f32>;
+};
+
+struct VertexOutput {
+    [[builtin(position)]] clip: vec4<f32>;
+    [[location(0)]] uv: vec2<f32>;
+    [[location(1)]] alpha: f32;
+};
+
+[[stage(vertex)]]
+fn vs_shadow(v: VertexInput) -> VertexOutput {
+    let model = mat4x4<f32>(v.model0, v.model1, v.model2, v.model3);
+    var out: VertexOutput;
+    out.clip = camera.view_proj * model * vec4<f32>(v.position, 1.0);
+    out.uv = v.uv;
+    out.alpha = v.color.a;
+    return out;
+}
+
+[[stage(fragment)]]
+fn fs_shadow_masked(in: VertexOutput) {
+    let alpha = material.base_color.a * in.alpha * textureSample(base_color_texture, material_sampler, in.uv).a;
+    if (alpha < material.alpha_cutoff) {
+        discard;
+    }
+}

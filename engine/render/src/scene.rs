@@ -1,0 +1,170 @@
+//! What rend3 itself draws: the terrain (a rend3 mesh with biome vertex colours), the
+//! sun with its shadows, and the sky.
+
+use glam::Vec3;
+use rend3::types::glam as g20;
+use rend3::types::{
+    DirectionalLight, DirectionalLightChange, DirectionalLightHandle, MaterialHandle, MeshBuilder,
+    MeshHandle, MipmapCount, MipmapSource, Object, ObjectHandle, ObjectMeshKind, Texture,
+    TextureFormat, TextureHandle,
+};
+use rend3::Renderer;
+use rend3_routine::pbr::{AlbedoComponent, PbrMaterial};
+use sylva_terrain::Terrain;
+
+use crate::camera::CameraView;
+use crate::context::RenderContext;
+use crate::convert;
+use crate::error::RenderError;
+
+/// Direction the sunlight travels: from the east-south-east, 40° up, so shadows fall
+/// sideways in views from the south.
+pub const SUN_DIRECTION: Vec3 = Vec3::new(-0.65, -0.6, 0.3);
+
+/// The rend3-side world. Dropping it removes the terrain, sun and sky.
+pub struct Scene {
+    _terrain: (MeshHandle, MaterialHandle, ObjectHandle),
+    sun: DirectionalLightHandle,
+    _sky: TextureHandle,
+}
+
+impl Scene {
+    pub fn new(context: &mut RenderContext, terrain: &Terrain) -> Result<Self, RenderError> {
+        let renderer = &context.renderer;
+        let terrain_parts = add_terrain(renderer, terrain)?;
+        let sun = renderer.add_directional_light(DirectionalLight {
+            color: g20::Vec3::new(1.0, 0.95, 0.86),
+            intensity: 4.0,
+            direction: convert::vec3(SUN_DIRECTION.normalize()),
+            distance: 250.0,
+        });
+        let sky = renderer.add_texture_cube(sky_texture());
+        context.skybox.set_background_texture(Some(sky.clone()));
+        Ok(Self {
+            _terrain: terrain_parts,
+            sun,
+            _sky: sky,
+        })
+    }
+
+    /// Sizes the sun's shadow box for `camera`. rend3 centres a cube of side `distance`
+    /// on the camera; ground beyond its far face reads as shadowed, so the cube must
+    /// reach past what the camera looks at, while staying small for sharp close-ups.
+    pub fn fit_shadows(&self, renderer: &Renderer, camera: &CameraView) {
+        let reach = camera.eye.distance(camera.target);
+        renderer.update_directional_light(
+            &self.sun,
+            DirectionalLightChange {
+                distance: Some((reach * 3.0).clamp(MIN_SHADOW_DISTANCE, MAX_SHADOW_DISTANCE)),
+                ..Default::default()
+            },
+        );
+    }
+}
+
+/// Shadow cube sides, in metres: 2048 texels over 120 m is 6 cm a texel; over 1,600 m,
+/// enough to cover the whole world from an overview, 80 cm.
+const MIN_SHADOW_DISTANCE: f32 = 120.0;
+const MAX_SHADOW_DISTANCE: f32 = 1600.0;
+
+fn add_terrain(
+    renderer: &Renderer,
+    terrain: &Terrain,
+) -> Result<(MeshHandle, MaterialHandle, ObjectHandle), RenderError> {
+    let mesh = terrain.mesh();
+    let positions = mesh.positions.iter().map(|&p| g20::Vec3::from(p)).collect();
+    let normals = mesh.normals.iter().map(|&n| g20::Vec3::from(n)).collect();
+    let colors = mesh
+        .colors
+        .iter()
+        .map(|&[r, g, b, a]| {
+            [
+                srgb_byte(r),
+                srgb_byte(g),
+                srgb_byte(b),
+                (a * 255.0).round() as u8,
+            ]
+        })
+        .collect();
+    let mesh = MeshBuilder::new(positions, rend3::types::Handedness::Left)
+        .with_vertex_normals(normals)
+        .with_vertex_colors(colors)
+        .with_indices(mesh.indices)
+        .build()
+        .map_err(|e| RenderError::Mesh {
+            reason: e.to_string(),
+        })?;
+    let mesh = renderer.add_mesh(mesh);
+    let material = renderer.add_material(PbrMaterial {
+        albedo: AlbedoComponent::Vertex { srgb: true },
+        roughness_factor: Some(0.95),
+        metallic_factor: Some(0.0),
+        reflectance: rend3_routine::pbr::MaterialComponent::Value(0.2),
+        ..PbrMaterial::default()
+    });
+    let object = renderer.add_object(Object {
+        mesh_kind: ObjectMeshKind::Static(mesh.clone()),
+        material: material.clone(),
+        transform: g20::Mat4::IDENTITY,
+    });
+    Ok((mesh, material, object))
+}
+
+/// Linear `[0, 1]` to an sRGB-encoded byte.
+pub(crate) fn srgb_byte(linear: f32) -> u8 {
+    let l = linear.clamp(0.0, 1.0);
+    let s = if l <= 0.003_130_8 {
+        l * 12.92
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
+    };
+    (s * 255.0).round() as u8
+}
+
+/// A small cube map: pale haze at the horizon, blue overhead, dim below.
+fn sky_texture() -> Texture {
+    const SIDE: u32 = 32;
+    let mut data = Vec::with_capacity((SIDE * SIDE * 4 * 6) as usize);
+    for face in 0..6 {
+        for y in 0..SIDE {
+            for x in 0..SIDE {
+                let (u, v) = (
+                    (x as f32 + 0.5) / SIDE as f32 * 2.0 - 1.0,
+                    (y as f32 + 0.5) / SIDE as f32 * 2.0 - 1.0,
+                );
+                // Cube face directions in the +X, −X, +Y, −Y, +Z, −Z order.
+                let direction = match face {
+                    0 => Vec3::new(1.0, -v, -u),
+                    1 => Vec3::new(-1.0, -v, u),
+                    2 => Vec3::new(u, 1.0, v),
+                    3 => Vec3::new(u, -1.0, -v),
+                    4 => Vec3::new(u, -v, 1.0),
+                    _ => Vec3::new(-u, -v, -1.0),
+                }
+                .normalize();
+                let [r, g, b] = sky_color(direction.y);
+                data.extend_from_slice(&[srgb_byte(r), srgb_byte(g), srgb_byte(b), 255]);
+            }
+        }
+    }
+    Texture {
+        label: Some("sky".into()),
+        data,
+        format: TextureFormat::Rgba8UnormSrgb,
+        size: g20::UVec2::splat(SIDE),
+        mip_count: MipmapCount::ONE,
+        mip_source: MipmapSource::Uploaded,
+    }
+}
+
+fn sky_color(up: f32) -> [f32; 3] {
+    let horizon = [0.62, 0.72, 0.82];
+    let zenith = [0.18, 0.34, 0.62];
+    let ground = [0.30, 0.32, 0.33];
+    let (from, to, t) = if up >= 0.0 {
+        (horizon, zenith, up.sqrt())
+    } else {
+        (horizon, ground, (-up).sqrt())
+    };
+    [0, 1, 2].map(|i| from[i] + (to[i] - from[i]) * t)
+}

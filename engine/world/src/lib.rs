@@ -1,0 +1,185 @@
+//! A painting session on the CPU: the terrain, the scatter [`Editor`] (placements and
+//! their journal), the [`PlacementRegistry`] that holds their instances in
+//! (prop, part, lod) buckets, and the [`LodController`]. Every edit the brush makes is
+//! mirrored into the registry here, so a renderer only drains the registry's changes.
+//!
+//! Pure: no GPU, no files, no clocks (time comes in with each LOD tick).
+
+use std::sync::Arc;
+
+use glam::{Vec2, Vec3};
+use rustc_hash::FxHashMap;
+use sylva_buckets::{PlacementRegistry, PropKey, PropShape, RegistryError};
+use sylva_lod::{LodConfig, LodConfigError, LodController, TickStats};
+use sylva_scatter::{
+    Applied, BrushSettings, Edit, Editor, Event, Placement, Session, SessionError,
+};
+use sylva_terrain::Terrain;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum WorldError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    #[error(transparent)]
+    Lod(#[from] LodConfigError),
+}
+
+pub struct World {
+    terrain: Terrain,
+    editor: Editor,
+    registry: PlacementRegistry,
+    lod: LodController,
+    keys: FxHashMap<Arc<str>, PropKey>,
+}
+
+impl World {
+    /// An empty session on `terrain` from the header of `session`.
+    pub fn new(terrain: Terrain, session: &Session, lod: &LodConfig) -> Result<Self, WorldError> {
+        Ok(Self {
+            terrain,
+            editor: Editor::new(session)?,
+            registry: PlacementRegistry::new(),
+            lod: LodController::new(lod)?,
+            keys: FxHashMap::default(),
+        })
+    }
+
+    /// Replays a whole journal: the same placements, bit for bit, as when it was painted.
+    pub fn replay(
+        terrain: Terrain,
+        session: &Session,
+        lod: &LodConfig,
+    ) -> Result<(Self, Vec<Applied>), WorldError> {
+        let mut world = Self::new(terrain, session, lod)?;
+        let mut outcomes = Vec::with_capacity(session.events.len());
+        for (i, event) in session.events.iter().enumerate() {
+            outcomes.push(world.apply(event, &format!("events[{i}]"))?);
+        }
+        Ok((world, outcomes))
+    }
+
+    pub fn terrain(&self) -> &Terrain {
+        &self.terrain
+    }
+
+    pub fn editor(&self) -> &Editor {
+        &self.editor
+    }
+
+    pub fn registry(&self) -> &PlacementRegistry {
+        &self.registry
+    }
+
+    /// For draining bucket changes into a GPU mirror.
+    pub fn registry_mut(&mut self) -> &mut PlacementRegistry {
+        &mut self.registry
+    }
+
+    /// The registry key of a prop id, interning it on first use.
+    pub fn prop_key(&mut self, prop: &str) -> PropKey {
+        if let Some(&key) = self.keys.get(prop) {
+            return key;
+        }
+        let key = self.registry.intern(prop);
+        self.keys.insert(prop.into(), key);
+        key
+    }
+
+    /// A prop's baked shape arrived (first load or re-bake): its placements get
+    /// instances at their current LOD.
+    pub fn set_prop_shape(&mut self, prop: &str, shape: PropShape) -> Result<PropKey, WorldError> {
+        let key = self.prop_key(prop);
+        self.registry.set_prop_shape(key, shape)?;
+        Ok(key)
+    }
+
+    /// A prop's baked data went away: its placements stay, pending, without instances.
+    pub fn remove_prop_shape(&mut self, prop: &str) -> Result<(), WorldError> {
+        let key = self.prop_key(prop);
+        Ok(self.registry.remove_prop_shape(key)?)
+    }
+
+    pub fn use_preset(
+        &mut self,
+        name: &str,
+        preset: sylva_scatter::Preset,
+    ) -> Result<String, WorldError> {
+        Ok(self.editor.use_preset(name, preset)?)
+    }
+
+    pub fn begin_paint(&mut self, preset: &str, brush: BrushSettings) -> Result<(), WorldError> {
+        Ok(self.editor.begin_paint(preset, brush)?)
+    }
+
+    pub fn begin_erase(
+        &mut self,
+        radius: f32,
+        only_preset: Option<&str>,
+    ) -> Result<(), WorldError> {
+        Ok(self.editor.begin_erase(radius, only_preset)?)
+    }
+
+    /// One dab of the open stroke at world `(x, z)`.
+    pub fn dab(&mut self, at: Vec2) -> Result<Applied, WorldError> {
+        let applied = self.editor.dab(&self.terrain, at)?;
+        self.mirror(&applied.edit)?;
+        Ok(applied)
+    }
+
+    pub fn end_stroke(&mut self) -> Option<sylva_scatter::StrokeReport> {
+        self.editor.end_stroke()
+    }
+
+    pub fn undo(&mut self) -> Result<Option<Edit>, WorldError> {
+        let edit = self.editor.undo();
+        if let Some(edit) = &edit {
+            self.mirror(edit)?;
+        }
+        Ok(edit)
+    }
+
+    pub fn redo(&mut self) -> Result<Option<Edit>, WorldError> {
+        let edit = self.editor.redo();
+        if let Some(edit) = &edit {
+            self.mirror(edit)?;
+        }
+        Ok(edit)
+    }
+
+    /// Applies a journal event (`path` names it in errors, e.g. `events[3]`).
+    pub fn apply(&mut self, event: &Event, path: &str) -> Result<Applied, WorldError> {
+        let applied = self.editor.apply(&self.terrain, event, path)?;
+        self.mirror(&applied.edit)?;
+        Ok(applied)
+    }
+
+    /// Re-evaluates LODs for a camera at `camera` at time `now` (seconds).
+    pub fn tick_lod(&mut self, camera: Vec3, now: f64) -> TickStats {
+        self.lod.tick(&mut self.registry, camera, now)
+    }
+
+    /// Removals first, so an id taken back and given again never collides.
+    fn mirror(&mut self, edit: &Edit) -> Result<(), WorldError> {
+        for placement in &edit.removed {
+            self.registry.remove(placement.id.0)?;
+        }
+        for placement in &edit.added {
+            self.insert(placement)?;
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, placement: &Placement) -> Result<(), WorldError> {
+        let key = self.prop_key(&placement.prop);
+        let level = self.lod.level_for(placement.position);
+        Ok(self
+            .registry
+            .insert(placement.id.0, key, placement.transform(), level)?)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,172 @@
+use glam::{Vec2, Vec3};
+use sylva_buckets::{BucketChanges, PropShape};
+use sylva_catalog::{CatalogFile, CatalogSnapshot};
+use sylva_lod::LodConfig;
+use sylva_scatter::{BrushSettings, Preset, Session, TerrainSource, DEFAULT_PLACEMENT_CAP};
+use sylva_terrain::{default_world, Landmark};
+
+use crate::World;
+
+fn session(cap: usize) -> Session {
+    let file = CatalogFile::from_ron(
+        r#"(categories: { "tree": (family: "tree"), "grass": (family: "ground") })"#,
+        "catalog.ron",
+    )
+    .unwrap();
+    let snapshot = CatalogSnapshot::new(file, ["tree/a.glb", "tree/b.glb", "grass/a.glb"]);
+    Session::new(3, cap, TerrainSource::DefaultWorld, snapshot)
+}
+
+fn preset() -> Preset {
+    Preset::parse(
+        r#"(name: "T", brush: (radius: 10.0, density_per_m2: 0.5), picks: [
+            (category: "tree", weight: 1.0, slope_max: 0.2, min_spacing: 4.0),
+            (category: "grass", weight: 3.0, min_spacing: 0.5),
+        ])"#,
+        "t.ron",
+    )
+    .unwrap()
+}
+
+fn paint(world: &mut World, name: &str, at: Vec2) {
+    world
+        .begin_paint(
+            name,
+            BrushSettings {
+                radius: 10.0,
+                density_per_m2: 0.5,
+            },
+        )
+        .unwrap();
+    world.dab(at).unwrap();
+    world.end_stroke();
+}
+
+fn load_all(world: &mut World) {
+    for (prop, parts) in [("tree/a", 2), ("tree/b", 2), ("grass/a", 1)] {
+        world
+            .set_prop_shape(prop, PropShape { parts, lods: 3 })
+            .unwrap();
+    }
+}
+
+fn instance_count(world: &World) -> usize {
+    world
+        .registry()
+        .buckets()
+        .map(|(_, b)| b.len() as usize)
+        .sum()
+}
+
+fn expected_instances(world: &World) -> usize {
+    let parts = |prop: &str| if prop.starts_with("tree") { 2 } else { 1 };
+    world
+        .editor()
+        .painter()
+        .placements()
+        .map(|p| parts(&p.prop))
+        .sum()
+}
+
+#[test]
+fn every_painted_placement_has_an_instance_per_part() {
+    let mut world = World::new(
+        default_world(),
+        &session(DEFAULT_PLACEMENT_CAP),
+        &LodConfig::default(),
+    )
+    .unwrap();
+    let name = world.use_preset("t", preset()).unwrap();
+    load_all(&mut world);
+    paint(&mut world, &name, Landmark::Meadow.position());
+    assert!(world.editor().painter().len() > 50);
+    assert_eq!(
+        world.registry().len() as usize,
+        world.editor().painter().len()
+    );
+    assert_eq!(instance_count(&world), expected_instances(&world));
+}
+
+#[test]
+fn erase_undo_redo_and_eviction_keep_the_registry_in_step() {
+    let mut world = World::new(default_world(), &session(120), &LodConfig::default()).unwrap();
+    let name = world.use_preset("t", preset()).unwrap();
+    load_all(&mut world);
+    let at = Landmark::Meadow.position();
+    paint(&mut world, &name, at);
+    paint(&mut world, &name, at + Vec2::new(15.0, 0.0));
+    world.begin_erase(5.0, None).unwrap();
+    world.dab(at).unwrap();
+    world.end_stroke();
+    world.undo().unwrap();
+    world.undo().unwrap();
+    world.redo().unwrap();
+    assert_eq!(
+        world.registry().len() as usize,
+        world.editor().painter().len()
+    );
+    assert_eq!(instance_count(&world), expected_instances(&world));
+    for placement in world.editor().painter().placements() {
+        assert!(world.registry().contains(placement.id.0));
+    }
+}
+
+#[test]
+fn placements_painted_before_their_props_load_appear_when_they_do() {
+    let mut world = World::new(
+        default_world(),
+        &session(DEFAULT_PLACEMENT_CAP),
+        &LodConfig::default(),
+    )
+    .unwrap();
+    let name = world.use_preset("t", preset()).unwrap();
+    paint(&mut world, &name, Landmark::Meadow.position());
+    assert_eq!(instance_count(&world), 0);
+    assert_eq!(
+        world.registry().pending_len() as usize,
+        world.editor().painter().len()
+    );
+    load_all(&mut world);
+    assert_eq!(instance_count(&world), expected_instances(&world));
+}
+
+#[test]
+fn a_replayed_journal_rebuilds_the_same_buckets() {
+    let mut live = World::new(
+        default_world(),
+        &session(DEFAULT_PLACEMENT_CAP),
+        &LodConfig::default(),
+    )
+    .unwrap();
+    let name = live.use_preset("t", preset()).unwrap();
+    load_all(&mut live);
+    for landmark in [Landmark::Meadow, Landmark::Mountains, Landmark::Lake] {
+        paint(&mut live, &name, landmark.position());
+    }
+    let journal = live.editor().session().clone();
+    let (mut replayed, _) =
+        World::replay(default_world(), &journal, &LodConfig::default()).unwrap();
+    load_all(&mut replayed);
+    let camera = Vec3::new(0.0, 40.0, 0.0);
+    live.tick_lod(camera, 1.0);
+    replayed.tick_lod(camera, 1.0);
+    let snapshot = |world: &mut World| {
+        let mut changes = BucketChanges::default();
+        world.registry_mut().drain_changes(&mut changes);
+        let mut buckets: Vec<_> = world
+            .registry()
+            .buckets()
+            .map(|(key, b)| {
+                (
+                    key.part,
+                    key.lod,
+                    world.registry().prop_name(key.prop).unwrap().to_owned(),
+                    b.len(),
+                )
+            })
+            .collect();
+        buckets.sort();
+        buckets
+    };
+    assert_eq!(snapshot(&mut live), snapshot(&mut replayed));
+}
