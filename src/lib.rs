@@ -10,5 +10,8 @@ pub use sylva_catalog as catalog;
 pub use sylva_import as import;
 pub use sylva_lod as lod;
 pub use sylva_mesh as mesh;
+pub use sylva_render as render;
+pub use sylva_runtime as runtime;
 pub use sylva_scatter as scatter;
 pub use sylva_terrain as terrain;
+pub use sylva_world as world;

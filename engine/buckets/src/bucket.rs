@@ -31,6 +31,9 @@ pub struct Bucket {
     dirty: DirtySlots,
     /// Set when the capacity grew since the last drain.
     grown: bool,
+    /// The live count at the last drain: a mirror draws `len` instances, so a bucket
+    /// that only shrank (its last slots removed, nothing rewritten) must report too.
+    drained_len: u32,
 }
 
 /// Where [`Bucket::move_to`] left things.
@@ -141,7 +144,7 @@ impl Bucket {
 
     /// Whether [`Self::drain_changes`] has anything to report.
     pub fn has_changes(&self) -> bool {
-        self.grown || !self.dirty.is_empty()
+        self.grown || !self.dirty.is_empty() || self.drained_len != self.len()
     }
 
     /// Hands a GPU mirror what changed since the last drain, and forgets it.
@@ -153,6 +156,7 @@ impl Bucket {
     /// is unchanged since the previous drain.
     pub fn drain_changes(&mut self, dirty_runs: &mut Vec<Range<u32>>) -> Option<u32> {
         self.dirty.drain_into(self.len(), dirty_runs);
+        self.drained_len = self.len();
         std::mem::take(&mut self.grown).then_some(self.capacity)
     }
 

@@ -21,4 +21,5 @@ pub use context::{RenderContext, OUTPUT_FORMAT};
 pub use error::RenderError;
 pub use frame::{draw_frame, render_image, MAX_SIDE};
 pub use image::{ImageDiff, RgbaImage};
+pub use rend3::util::output::OutputFrame;
 pub use scene::{Scene, SUN_DIRECTION};

@@ -5,9 +5,7 @@
 
 use glam::Mat4;
 use rend3::types::glam as g20;
-use rend3::types::{
-    MaterialHandle, MeshBuilder, MeshHandle, Object, ObjectHandle, ObjectMeshKind,
-};
+use rend3::types::{MaterialHandle, MeshBuilder, MeshHandle, Object, ObjectHandle, ObjectMeshKind};
 use rend3::Renderer;
 use rend3_routine::pbr::{AlbedoComponent, PbrMaterial, Transparency};
 
@@ -25,19 +23,24 @@ pub struct ObjectPart {
 
 impl ObjectPart {
     pub fn upload(renderer: &Renderer, part: &PartGeometry) -> Result<Self, RenderError> {
-        part.validate(0).map_err(|e| RenderError::Mesh { reason: e.to_string() })?;
+        part.validate(0).map_err(|e| RenderError::Mesh {
+            reason: e.to_string(),
+        })?;
         let vertices = decode_vertices(part.vertices);
         let meshes = part
             .lods
             .iter()
             .map(|lod| {
-                let mesh = MeshBuilder::new(vertices.positions.clone(), rend3::types::Handedness::Left)
-                    .with_vertex_normals(vertices.normals.clone())
-                    .with_vertex_uv0(vertices.uvs.clone())
-                    .with_vertex_colors(vertices.colors.clone())
-                    .with_indices(decode_indices(lod))
-                    .build()
-                    .map_err(|e| RenderError::Mesh { reason: e.to_string() })?;
+                let mesh =
+                    MeshBuilder::new(vertices.positions.clone(), rend3::types::Handedness::Left)
+                        .with_vertex_normals(vertices.normals.clone())
+                        .with_vertex_uv0(vertices.uvs.clone())
+                        .with_vertex_colors(vertices.colors.clone())
+                        .with_indices(decode_indices(lod))
+                        .build()
+                        .map_err(|e| RenderError::Mesh {
+                            reason: e.to_string(),
+                        })?;
                 Ok(renderer.add_mesh(mesh))
             })
             .collect::<Result<Vec<_>, RenderError>>()?;
@@ -89,8 +92,10 @@ fn decode_vertices(bytes: &[u8]) -> Vertices {
         colors: Vec::new(),
     };
     for v in bytes.chunks_exact(VERTEX_STRIDE) {
-        out.positions.push(g20::Vec3::new(float(v, 0), float(v, 4), float(v, 8)));
-        out.normals.push(g20::Vec3::new(float(v, 12), float(v, 16), float(v, 20)));
+        out.positions
+            .push(g20::Vec3::new(float(v, 0), float(v, 4), float(v, 8)));
+        out.normals
+            .push(g20::Vec3::new(float(v, 12), float(v, 16), float(v, 20)));
         out.uvs.push(g20::Vec2::new(float(v, 24), float(v, 28)));
         out.colors.push([v[32], v[33], v[34], v[35]]);
     }
@@ -99,7 +104,15 @@ fn decode_vertices(bytes: &[u8]) -> Vertices {
 
 fn decode_indices(lod: &LodIndices) -> Vec<u32> {
     match lod.width {
-        IndexWidth::U16 => lod.bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]]) as u32).collect(),
-        IndexWidth::U32 => lod.bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+        IndexWidth::U16 => lod
+            .bytes
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]) as u32)
+            .collect(),
+        IndexWidth::U32 => lod
+            .bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
     }
 }

@@ -17,9 +17,9 @@ use crate::context::RenderContext;
 use crate::convert;
 use crate::error::RenderError;
 
-/// Direction the sunlight travels: from the east-south-east, 40° up, so shadows fall
-/// sideways in views from the south.
-pub const SUN_DIRECTION: Vec3 = Vec3::new(-0.65, -0.6, 0.3);
+/// Direction the sunlight travels: from the west-south-west, 40° up, so shadows fall
+/// sideways in views from the south and the eastern cliff's west face is lit.
+pub const SUN_DIRECTION: Vec3 = Vec3::new(0.65, -0.6, 0.3);
 
 /// The rend3-side world. Dropping it removes the terrain, sun and sky.
 pub struct Scene {

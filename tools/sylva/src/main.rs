@@ -7,7 +7,9 @@ mod demo;
 mod files;
 mod paint;
 mod presets;
+mod render;
 mod replay;
+mod show;
 mod watch;
 mod world;
 
@@ -33,8 +35,10 @@ enum Command {
     Paint(paint::Args),
     /// Replay a session journal and print its placement count and digest.
     Replay(replay::Args),
-    /// Paint a scripted session with every preset at its landmark.
+    /// Bake, paint a scripted session with every preset at its landmark, render it.
     Demo(demo::Args),
+    /// Draw a session offscreen to PNG and print the frame statistics.
+    Render(render::Args),
     /// Bake the props of the assets folder into LOD chains in the cache folder.
     Bake(bake::Args),
     /// Bake on every change to the assets folder.
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
         Command::Paint(args) => paint::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Render(args) => render::run(args),
         Command::Bake(args) => bake::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Check(args) => check::run(args),
