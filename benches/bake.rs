@@ -18,27 +18,35 @@ fn repo() -> PathBuf {
 
 /// A corpus file with the external files it names, ready to bake.
 fn corpus(name: &str) -> AssetSource {
-    let folder = repo().join("tests/data/gltf");
+    source(&repo().join("tests/data/gltf"), name)
+}
+
+/// A prop of the kit in `assets/`, e.g. `grass/tuft_cards.glb`.
+fn kit(path: &str) -> AssetSource {
+    source(&repo().join("assets"), path)
+}
+
+fn source(folder: &std::path::Path, name: &str) -> AssetSource {
     let bytes = fs::read(folder.join(name)).unwrap();
+    let folder = folder.join(name).parent().unwrap().to_owned();
     let externals = external_files(&bytes)
         .unwrap()
         .into_iter()
         .map(|f| (f.clone(), fs::read(folder.join(&f)).unwrap()))
         .collect();
     AssetSource {
-        prop_id: format!("corpus/{name}"),
-        path: format!("corpus/{name}"),
+        prop_id: name.trim_end_matches(".glb").to_owned(),
+        path: name.to_owned(),
         bytes,
         externals,
     }
 }
 
-const PROPS: [&str; 4] = [
-    "Box.glb",
-    "CesiumMilkTruck.gltf",
-    "CesiumMan.glb",
-    "SheenCloth.glb",
-];
+/// Every prop of the kit in `assets/`.
+fn kit_props() -> Vec<AssetSource> {
+    let snapshot = sylva::catalog::folder::read_snapshot(&repo().join("assets")).unwrap();
+    snapshot.props.iter().map(|p| kit(p)).collect()
+}
 
 fn triangles(asset: &BakedAsset) -> usize {
     asset
@@ -48,20 +56,31 @@ fn triangles(asset: &BakedAsset) -> usize {
         .sum()
 }
 
+/// The whole kit baked one prop after another on one thread, and SheenCloth alone.
 fn bake_per_prop(c: &mut Criterion) {
     let settings = BakeSettings::default();
+    let props = kit_props();
+    let kit_triangles: usize = props
+        .iter()
+        .map(|p| triangles(&bake_asset(p, &settings).unwrap().0))
+        .sum();
+    println!(
+        "kit: {} props, {kit_triangles} full-detail triangles",
+        props.len()
+    );
+    let sheen = corpus("SheenCloth.glb");
     let mut group = c.benchmark_group("bake_asset");
     group.sample_size(10);
-    for name in PROPS {
-        let source = corpus(name);
-        let (asset, _) = bake_asset(&source, &settings).unwrap();
-        println!(
-            "{name}: {} parts, {} triangles",
-            asset.parts.len(),
-            triangles(&asset)
-        );
-        group.bench_function(name, |b| b.iter(|| bake_asset(&source, &settings).unwrap()));
-    }
+    group.bench_function("kit_every_prop", |b| {
+        b.iter(|| {
+            for prop in &props {
+                bake_asset(prop, &settings).unwrap();
+            }
+        })
+    });
+    group.bench_function("SheenCloth.glb", |b| {
+        b.iter(|| bake_asset(&sheen, &settings).unwrap())
+    });
     group.finish();
 }
 
@@ -103,8 +122,14 @@ fn load_vs_bake(c: &mut Criterion) {
     let settings = BakeSettings::default();
     let mut group = c.benchmark_group("load_vs_bake");
     group.sample_size(10);
-    for name in ["SheenCloth.glb", "CesiumMan.glb", "Box.glb"] {
-        let source = corpus(name);
+    let sources = [
+        ("oak_wide", kit("broadleaf/oak_wide.glb")),
+        ("tuft_cards", kit("grass/tuft_cards.glb")),
+        ("pebble_river_round", kit("pebble/river_round.glb")),
+        ("SheenCloth", corpus("SheenCloth.glb")),
+        ("CesiumMan", corpus("CesiumMan.glb")),
+    ];
+    for (name, source) in sources {
         let bytes = encode(&bake_asset(&source, &settings).unwrap().0).unwrap();
         println!("{name}: entry {} bytes", bytes.len());
         group.bench_function(format!("load_from_cache/{name}"), |b| {
@@ -160,18 +185,34 @@ fn corpus_folder() -> tempfile::TempDir {
     dir
 }
 
-/// Bytes the GPU holds for a baked part's chain: one vertex buffer and an index
-/// buffer per level, against each level as a separate mesh.
+/// Bytes the GPU holds for the chains of the committed kit bake (and SheenCloth): one
+/// vertex buffer and an index buffer per level, against each level as a separate mesh
+/// with its own copy of the vertices, and against separately compacted meshes.
 fn gpu_bytes(_: &mut Criterion) {
-    for name in ["SheenCloth.glb", "CesiumMan.glb", "CesiumMilkTruck.gltf"] {
-        let (asset, _) = bake_asset(&corpus(name), &BakeSettings::default()).unwrap();
-        let (shared, copies, compacted) = asset.parts.iter().fold((0, 0, 0), |acc, part| {
-            let bytes = chain_bytes(part);
-            (acc.0 + bytes.0, acc.1 + bytes.1, acc.2 + bytes.2)
-        });
+    let cache = CacheDir::new(repo().join("cache"));
+    let manifest = cache.read_manifest().unwrap();
+    let mut kit = Vec::new();
+    for listed in manifest.assets.values() {
+        let bytes = cache.read_entry(&listed.entry).unwrap();
+        kit.push(Entry::parse(&bytes).unwrap().to_baked());
+    }
+    let sheen = vec![
+        bake_asset(&corpus("SheenCloth.glb"), &BakeSettings::default())
+            .unwrap()
+            .0,
+    ];
+    for (label, assets) in [("the kit", kit), ("SheenCloth", sheen)] {
+        let (shared, copies, compacted) =
+            assets
+                .iter()
+                .flat_map(|a| &a.parts)
+                .fold((0, 0, 0), |acc, part| {
+                    let bytes = chain_bytes(part);
+                    (acc.0 + bytes.0, acc.1 + bytes.1, acc.2 + bytes.2)
+                });
         println!(
-            "GPU bytes of {name}: shared chain {shared}; three meshes with their own vertex buffers {copies} \
-             (shared = {:.2}×); three separately compacted meshes {compacted} (shared = {:.2}×)",
+            "GPU bytes of {label}: shared chains {shared}; levels as meshes with their own vertex buffers {copies} \
+             (shared = {:.2}×); levels as separately compacted meshes {compacted} (shared = {:.2}×)",
             shared as f64 / copies as f64,
             shared as f64 / compacted as f64
         );
@@ -183,18 +224,11 @@ fn gpu_bytes(_: &mut Criterion) {
 fn chain_bytes(part: &sylva::cache::BakedPart) -> (usize, usize, usize) {
     let vertex_bytes = part.vertices.len() * 36;
     let index_size = |vertices: usize| if vertices <= 65_535 { 2 } else { 4 };
-    let shared = vertex_bytes
-        + part
-            .levels
-            .iter()
-            .map(|l| l.indices.len() * index_size(part.vertices.len()))
-            .sum::<usize>();
-    let copies = part.levels.len() * vertex_bytes
-        + part
-            .levels
-            .iter()
-            .map(|l| l.indices.len() * index_size(part.vertices.len()))
-            .sum::<usize>();
+    let indices: usize = part
+        .levels
+        .iter()
+        .map(|l| l.indices.len() * index_size(part.vertices.len()))
+        .sum();
     let compacted = part
         .levels
         .iter()
@@ -205,7 +239,11 @@ fn chain_bytes(part: &sylva::cache::BakedPart) -> (usize, usize, usize) {
             used.len() * 36 + l.indices.len() * index_size(used.len())
         })
         .sum();
-    (shared, copies, compacted)
+    (
+        vertex_bytes + indices,
+        part.levels.len() * vertex_bytes + indices,
+        compacted,
+    )
 }
 
 criterion_group!(
