@@ -168,7 +168,11 @@ fn random_byte_flips_never_panic() {
         state ^= state << 17;
         state
     };
-    for file in ["Box.glb", "CesiumMilkTruck.gltf", "Mesh_PrimitiveMode_14.gltf"] {
+    for file in [
+        "Box.glb",
+        "CesiumMilkTruck.gltf",
+        "Mesh_PrimitiveMode_14.gltf",
+    ] {
         let path = gltf_file(file);
         let original = fs::read(&path).unwrap();
         let folder = path.parent().unwrap().to_owned();

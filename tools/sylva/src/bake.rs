@@ -60,8 +60,18 @@ pub fn fail_on_broken(report: &FolderReport) -> Result<()> {
     }
 }
 
+/// Prints every asset's outcome.
 pub fn print_report(report: &FolderReport) {
-    for asset in &report.assets {
+    print_outcomes(report, |_| true);
+}
+
+/// Prints what a pass changed or failed on, leaving out assets that were current.
+pub fn print_changes(report: &FolderReport) {
+    print_outcomes(report, |status| !matches!(status, Status::Current));
+}
+
+fn print_outcomes(report: &FolderReport, shown: impl Fn(&Status) -> bool) {
+    for asset in report.assets.iter().filter(|a| shown(&a.status)) {
         print_asset(asset);
     }
     for path in &report.removed_assets {
