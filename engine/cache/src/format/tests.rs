@@ -93,8 +93,13 @@ fn golden_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v1.sylva")
 }
 
+/// After a deliberate format change (with a new `FORMAT_VERSION`), write the new golden
+/// file with `SYLVA_BLESS=1 cargo test -p sylva-cache golden`.
 #[test]
 fn the_golden_entry_decodes_and_reencodes_identically() {
+    if std::env::var_os("SYLVA_BLESS").is_some() {
+        std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
+    }
     let golden = std::fs::read(golden_path()).expect(
         "tests/data/golden-v1.sylva is committed; a deliberate format change writes a new golden file",
     );
@@ -228,13 +233,4 @@ fn an_index_past_the_vertices_is_refused_when_encoding() {
     let mut asset = sample();
     asset.parts[1].levels[0].indices = vec![0, 1, 3];
     assert!(matches!(encode(&asset), Err(FormatError::Malformed { .. })));
-}
-
-/// Writes the golden file; run once after a deliberate format change:
-/// `SYLVA_WRITE_GOLDEN=1 cargo test -p sylva-cache write_golden`.
-#[test]
-fn write_golden() {
-    if std::env::var_os("SYLVA_WRITE_GOLDEN").is_some() {
-        std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
-    }
 }
