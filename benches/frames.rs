@@ -25,8 +25,18 @@ const HEIGHT: u32 = 540;
 fn frames(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let cache = CacheDir::new(dir.path());
-    bake_folder(&common::repo().join("assets"), &cache, &BakeOptions::default()).unwrap();
-    let session = Session::new(5, DEFAULT_PLACEMENT_CAP, TerrainSource::DefaultWorld, common::snapshot());
+    bake_folder(
+        &common::repo().join("assets"),
+        &cache,
+        &BakeOptions::default(),
+    )
+    .unwrap();
+    let session = Session::new(
+        5,
+        DEFAULT_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        common::snapshot(),
+    );
     let mut world = World::new(default_world(), &session, &LodConfig::default()).unwrap();
     common::paint_busy_session(&mut world);
 
@@ -56,7 +66,11 @@ fn frames(c: &mut Criterion) {
                 continue;
             }
             for transform in bucket.transforms() {
-                objects.push(parts[usize::from(key.part)].add_object(&context.renderer, usize::from(key.lod), *transform));
+                objects.push(parts[usize::from(key.part)].add_object(
+                    &context.renderer,
+                    usize::from(key.lod),
+                    *transform,
+                ));
             }
         }
         assert!(manifest.prop(name).is_some());
