@@ -5,8 +5,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::bake::{bake_folder, BakeOptions};
-use sylva::cache::{CacheDir, Entry};
 use sylva::buckets::PlacementRegistry;
+use sylva::cache::{CacheDir, Entry};
 use sylva::lod::LodConfig;
 use sylva::render::props::PropsRenderer;
 use sylva::render::reference::ObjectPart;
@@ -99,11 +99,33 @@ fn frames(c: &mut Criterion) {
         })
     });
     group.bench_function("one_rend3_object_per_placement_part", |b| {
-        b.iter(|| render_image(&mut context, &scene, &mut no_props, &no_placements, camera, WIDTH, HEIGHT).unwrap())
+        b.iter(|| {
+            render_image(
+                &mut context,
+                &scene,
+                &mut no_props,
+                &no_placements,
+                camera,
+                WIDTH,
+                HEIGHT,
+            )
+            .unwrap()
+        })
     });
     drop(objects);
     group.bench_function("terrain_only", |b| {
-        b.iter(|| render_image(&mut context, &scene, &mut no_props, &no_placements, camera, WIDTH, HEIGHT).unwrap())
+        b.iter(|| {
+            render_image(
+                &mut context,
+                &scene,
+                &mut no_props,
+                &no_placements,
+                camera,
+                WIDTH,
+                HEIGHT,
+            )
+            .unwrap()
+        })
     });
     group.finish();
 }

@@ -155,7 +155,11 @@ fn every_non_empty_bucket_in_view_is_one_instanced_draw() {
     let (_, stats) = runtime.render_image(overview, 0.0, SIZE.0, SIZE.1).unwrap();
     let non_empty = |runtime: &Runtime| {
         let registry = runtime.world().registry();
-        let buckets: Vec<u32> = registry.buckets().map(|(_, b)| b.len()).filter(|&n| n > 0).collect();
+        let buckets: Vec<u32> = registry
+            .buckets()
+            .map(|(_, b)| b.len())
+            .filter(|&n| n > 0)
+            .collect();
         (buckets.len(), buckets.iter().sum::<u32>() as usize)
     };
     let (buckets, instances) = non_empty(&runtime);
@@ -166,7 +170,9 @@ fn every_non_empty_bucket_in_view_is_one_instanced_draw() {
     assert_eq!(stats.pending, 0);
 
     // A close-up draws only the instances it can see, still one draw per bucket.
-    let (_, close) = runtime.render_image(close_up(), 1.0, SIZE.0, SIZE.1).unwrap();
+    let (_, close) = runtime
+        .render_image(close_up(), 1.0, SIZE.0, SIZE.1)
+        .unwrap();
     let (buckets, instances) = non_empty(&runtime);
     assert_eq!(close.draw.instances_in_buckets, instances);
     assert!(close.draw.instances < instances, "{:?}", close.draw);

@@ -56,7 +56,11 @@ impl CameraView {
 
     /// World to clip space for a frame of `aspect` (width ÷ height), as rend3 computes it.
     pub fn view_proj(&self, aspect: f32) -> Mat4 {
-        let manager = rend3::managers::CameraManager::new(self.to_rend3(), rend3::types::Handedness::Left, Some(aspect));
+        let manager = rend3::managers::CameraManager::new(
+            self.to_rend3(),
+            rend3::types::Handedness::Left,
+            Some(aspect),
+        );
         convert::from_mat4(manager.view_proj())
     }
 

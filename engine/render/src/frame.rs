@@ -14,9 +14,9 @@ use crate::context::{RenderContext, OUTPUT_FORMAT, SAMPLES};
 use crate::error::RenderError;
 use crate::image::RgbaImage;
 use crate::props::{DrawStats, PropsRenderer};
-use sylva_buckets::PlacementRegistry;
 use crate::readback::read_rgba8;
 use crate::scene::Scene;
+use sylva_buckets::PlacementRegistry;
 
 /// Light from the sky on faces the sun does not reach (rend3 takes the brighter of
 /// this × albedo and the sunlit colour).
@@ -108,7 +108,15 @@ pub fn render_image(
         usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
     });
     let view = Arc::new(texture.create_view(&TextureViewDescriptor::default()));
-    let stats = draw_frame(context, scene, props, registry, camera, (width, height), OutputFrame::View(view));
+    let stats = draw_frame(
+        context,
+        scene,
+        props,
+        registry,
+        camera,
+        (width, height),
+        OutputFrame::View(view),
+    );
     let image = read_rgba8(&device, &context.renderer.queue, &texture, width, height)?;
     Ok((image, stats))
 }

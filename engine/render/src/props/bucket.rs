@@ -6,8 +6,8 @@ use std::ops::Range;
 
 use rend3::Renderer;
 use wgpu::{
-    BindGroup, BindGroupDescriptor, BindGroupEntry, BindGroupLayout, Buffer, BufferDescriptor, BufferUsages,
-    CommandEncoderDescriptor,
+    BindGroup, BindGroupDescriptor, BindGroupEntry, BindGroupLayout, Buffer, BufferDescriptor,
+    BufferUsages, CommandEncoderDescriptor,
 };
 
 use super::pipelines::INSTANCE_STRIDE;

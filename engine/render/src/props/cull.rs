@@ -51,17 +51,26 @@ pub struct Sphere {
 impl Sphere {
     /// The sphere of an instance placed by `model` (scale taken as its largest axis).
     pub fn transformed(self, model: &Mat4) -> (Vec3, f32) {
-        let scale = model.x_axis.truncate().length().max(model.y_axis.truncate().length()).max(model.z_axis.truncate().length());
+        let scale = model
+            .x_axis
+            .truncate()
+            .length()
+            .max(model.y_axis.truncate().length())
+            .max(model.z_axis.truncate().length());
         (model.transform_point3(self.center), self.radius * scale)
     }
 
     /// A sphere around `positions` (centre of their box), for parts without one.
     pub fn around(positions: impl Iterator<Item = Vec3> + Clone) -> Self {
-        let (min, max) = positions
-            .clone()
-            .fold((Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)), |(lo, hi), p| (lo.min(p), hi.max(p)));
+        let (min, max) = positions.clone().fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), p| (lo.min(p), hi.max(p)),
+        );
         if min.x > max.x {
-            return Self { center: Vec3::ZERO, radius: 0.0 };
+            return Self {
+                center: Vec3::ZERO,
+                radius: 0.0,
+            };
         }
         let center = 0.5 * (min + max);
         let radius = positions.map(|p| p.distance(center)).fold(0.0, f32::max);
@@ -93,7 +102,13 @@ impl VisibleList {
     }
 
     /// Appends the slots of `transforms` whose instance of `sphere` the frustum can see.
-    pub fn add_bucket(&mut self, key: BucketKey, transforms: &[Mat4], sphere: Sphere, frustum: &Frustum) {
+    pub fn add_bucket(
+        &mut self,
+        key: BucketKey,
+        transforms: &[Mat4],
+        sphere: Sphere,
+        frustum: &Frustum,
+    ) {
         let start = self.slots.len() as u32;
         for (slot, model) in transforms.iter().enumerate() {
             let (center, radius) = sphere.transformed(model);
@@ -114,7 +129,9 @@ impl VisibleList {
             self.buffer = allocate(renderer, self.capacity);
         }
         if !self.slots.is_empty() {
-            renderer.queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(&self.slots));
+            renderer
+                .queue
+                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(&self.slots));
         }
     }
 
@@ -142,7 +159,8 @@ mod tests {
     use super::*;
 
     fn camera() -> Frustum {
-        let proj = glam::camera::lh::proj::directx::perspective_infinite_reverse(1.0, 16.0 / 9.0, 0.3);
+        let proj =
+            glam::camera::lh::proj::directx::perspective_infinite_reverse(1.0, 16.0 / 9.0, 0.3);
         let view = glam::camera::lh::view::look_at_mat4(Vec3::ZERO, Vec3::Z, Vec3::Y);
         Frustum::from_view_proj(proj * view)
     }
@@ -166,15 +184,28 @@ mod tests {
 
     #[test]
     fn transformed_spheres_scale_with_the_instance() {
-        let sphere = Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 2.0 };
-        let model = Mat4::from_scale_rotation_translation(Vec3::splat(3.0), glam::Quat::IDENTITY, Vec3::new(10.0, 0.0, 0.0));
+        let sphere = Sphere {
+            center: Vec3::new(0.0, 1.0, 0.0),
+            radius: 2.0,
+        };
+        let model = Mat4::from_scale_rotation_translation(
+            Vec3::splat(3.0),
+            glam::Quat::IDENTITY,
+            Vec3::new(10.0, 0.0, 0.0),
+        );
         assert_eq!(sphere.transformed(&model), (Vec3::new(10.0, 3.0, 0.0), 6.0));
     }
 
     #[test]
     fn around_covers_every_point() {
-        let points = [Vec3::new(-1.0, 0.0, 0.0), Vec3::new(3.0, 2.0, 0.0), Vec3::new(0.0, 5.0, 1.0)];
+        let points = [
+            Vec3::new(-1.0, 0.0, 0.0),
+            Vec3::new(3.0, 2.0, 0.0),
+            Vec3::new(0.0, 5.0, 1.0),
+        ];
         let s = Sphere::around(points.iter().copied());
-        assert!(points.iter().all(|p| p.distance(s.center) <= s.radius + 1e-6));
+        assert!(points
+            .iter()
+            .all(|p| p.distance(s.center) <= s.radius + 1e-6));
     }
 }

@@ -134,12 +134,19 @@ impl PropsRenderer {
             let Some(bucket) = registry.bucket(update.key) else {
                 continue;
             };
-            let gpu = self
-                .buckets
-                .entry(update.key)
-                .or_insert_with(|| GpuBucket::new(renderer, &self.pipelines.instances_layout, bucket.capacity() as usize));
+            let gpu = self.buckets.entry(update.key).or_insert_with(|| {
+                GpuBucket::new(
+                    renderer,
+                    &self.pipelines.instances_layout,
+                    bucket.capacity() as usize,
+                )
+            });
             if let Some(capacity) = update.reallocate_to {
-                gpu.reserve(renderer, &self.pipelines.instances_layout, capacity as usize);
+                gpu.reserve(
+                    renderer,
+                    &self.pipelines.instances_layout,
+                    capacity as usize,
+                );
             }
             let transforms: &[[f32; 16]] = bytemuck::cast_slice(bucket.transforms());
             gpu.write(
@@ -163,10 +170,21 @@ impl PropsRenderer {
     /// camera at `view_proj`, and every directional light), culled by bounding sphere
     /// against `registry`'s transforms, which the buckets mirror. Returns what the
     /// camera's view will draw.
-    pub fn prepare_frame(&mut self, renderer: &Renderer, ready: &ReadyData, registry: &PlacementRegistry, view_proj: glam::Mat4) -> DrawStats {
+    pub fn prepare_frame(
+        &mut self,
+        renderer: &Renderer,
+        ready: &ReadyData,
+        registry: &PlacementRegistry,
+        view_proj: glam::Mat4,
+    ) -> DrawStats {
         self.prepare_shadows(renderer, ready);
         let frustums: Vec<Frustum> = std::iter::once(view_proj)
-            .chain(ready.directional_light_cameras.iter().map(|c| convert::from_mat4(c.view_proj())))
+            .chain(
+                ready
+                    .directional_light_cameras
+                    .iter()
+                    .map(|c| convert::from_mat4(c.view_proj())),
+            )
             .map(Frustum::from_view_proj)
             .collect();
         while self.views.len() < frustums.len() {
@@ -250,10 +268,16 @@ fn drawable<'a>(
     props: &'a BTreeMap<PropKey, Vec<GpuPart>>,
     buckets: &'a BTreeMap<BucketKey, GpuBucket>,
 ) -> impl Iterator<Item = (BucketKey, &'a GpuPart, &'a upload::GpuLod, &'a GpuBucket)> {
-    buckets.iter().filter(|(_, b)| b.count > 0).filter_map(|(key, bucket)| {
-        let part = props.get(&key.prop)?.get(usize::from(key.part))?;
-        // A bucket for a level the new geometry lacks draws the coarsest it has.
-        let lod = part.lods.get(usize::from(key.lod)).or_else(|| part.lods.last())?;
-        Some((*key, part, lod, bucket))
-    })
+    buckets
+        .iter()
+        .filter(|(_, b)| b.count > 0)
+        .filter_map(|(key, bucket)| {
+            let part = props.get(&key.prop)?.get(usize::from(key.part))?;
+            // A bucket for a level the new geometry lacks draws the coarsest it has.
+            let lod = part
+                .lods
+                .get(usize::from(key.lod))
+                .or_else(|| part.lods.last())?;
+            Some((*key, part, lod, bucket))
+        })
 }

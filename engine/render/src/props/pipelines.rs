@@ -134,7 +134,11 @@ impl Pipelines {
         let shadow_module = module("props shadow", include_str!("props_shadow.wgsl"));
         let forward_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: Some("props forward"),
-            bind_group_layouts: &[&interfaces.forward_uniform_bgl, &material_layout, &instances_layout],
+            bind_group_layouts: &[
+                &interfaces.forward_uniform_bgl,
+                &material_layout,
+                &instances_layout,
+            ],
             push_constant_ranges: &[],
         });
         let shadow_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
