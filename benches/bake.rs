@@ -135,9 +135,6 @@ fn load_vs_bake(c: &mut Criterion) {
         group.bench_function(format!("load_from_cache/{name}"), |b| {
             b.iter(|| Entry::parse(&bytes).unwrap().parts.len())
         });
-        group.bench_function(format!("load_from_cache_skipping_checksum/{name}"), |b| {
-            b.iter(|| Entry::parse_skipping_checksum(&bytes).unwrap().parts.len())
-        });
         group.bench_function(format!("import_and_simplify/{name}"), |b| {
             b.iter(|| bake_asset(&source, &settings).unwrap())
         });

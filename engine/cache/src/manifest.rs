@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::store::is_plain_file_name;
+
 /// The manifest's file name inside the cache folder.
 pub const MANIFEST_FILE: &str = "manifest.ron";
 /// Bumped when the manifest's shape changes.
@@ -62,6 +64,18 @@ impl Manifest {
                 ),
             });
         }
+        if let Some((path, entry)) = manifest
+            .assets
+            .iter()
+            .find(|(_, e)| !is_plain_file_name(&e.entry))
+        {
+            return Err(ManifestError {
+                message: format!(
+                    "assets[{path:?}].entry: `{}` is not a file name inside the cache folder",
+                    entry.entry
+                ),
+            });
+        }
         Ok(manifest)
     }
 
@@ -109,5 +123,16 @@ mod tests {
     fn unknown_fields_and_versions_are_refused() {
         assert!(Manifest::parse("(version: 1, assets: {}, extra: 2)").is_err());
         assert!(Manifest::parse("(version: 9, assets: {})").is_err());
+    }
+
+    #[test]
+    fn an_entry_name_leaving_the_cache_folder_is_refused() {
+        for name in ["../../etc/passwd", "/etc/passwd", "sub/x.sylva", ".."] {
+            let text = format!(
+                r#"(version: 1, assets: {{ "a.glb": (prop: "rock/a", entry: "{name}", key: "00", revision: 1, sources: []) }})"#
+            );
+            let err = Manifest::parse(&text).unwrap_err();
+            assert!(err.message.contains("not a file name"), "{name}: {err}");
+        }
     }
 }

@@ -26,6 +26,10 @@ pub enum StoreError {
         path: PathBuf,
         source: ManifestError,
     },
+    #[error(
+        "{root}: refusing file name `{name}`: a cache file is a plain name inside the cache folder"
+    )]
+    FileName { root: PathBuf, name: String },
 }
 
 /// A cache folder.
@@ -65,7 +69,7 @@ impl CacheDir {
 
     /// The bytes of entry file `name` (as the manifest names it).
     pub fn read_entry(&self, name: &str) -> Result<Vec<u8>, StoreError> {
-        let path = self.root.join(name);
+        let path = self.path_of(name)?;
         fs::read(&path).map_err(|source| StoreError::Io { path, source })
     }
 
@@ -73,7 +77,8 @@ impl CacheDir {
         self.write(name, bytes)
     }
 
-    /// Entry files present, sorted (temporary files excluded).
+    /// Entry files present, sorted (temporary files and names the cache would never
+    /// write excluded).
     pub fn entry_files(&self) -> Result<Vec<String>, StoreError> {
         let entries = match fs::read_dir(&self.root) {
             Ok(entries) => entries,
@@ -87,7 +92,7 @@ impl CacheDir {
             let is_entry = Path::new(&name)
                 .extension()
                 .is_some_and(|e| e == ENTRY_EXTENSION);
-            if is_entry && !name.starts_with(TEMP_PREFIX) {
+            if is_entry && !name.starts_with(TEMP_PREFIX) && is_plain_file_name(&name) {
                 names.push(name);
             }
         }
@@ -111,7 +116,7 @@ impl CacheDir {
                 .metadata()
                 .and_then(|m| m.modified())
                 .is_ok_and(|t| t.elapsed().is_ok_and(|elapsed| elapsed >= age));
-            if name.starts_with(TEMP_PREFIX) && stale {
+            if name.starts_with(TEMP_PREFIX) && is_plain_file_name(&name) && stale {
                 self.remove_entry(&name)?;
                 removed.push(name);
             }
@@ -121,7 +126,7 @@ impl CacheDir {
     }
 
     pub fn remove_entry(&self, name: &str) -> Result<(), StoreError> {
-        let path = self.root.join(name);
+        let path = self.path_of(name)?;
         match fs::remove_file(&path) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => {
                 Err(StoreError::Io { path, source: e })
@@ -138,11 +143,34 @@ impl CacheDir {
     }
 
     fn write(&self, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
-        write_atomically(&self.root.join(name), bytes).map_err(|source| StoreError::Io {
-            path: self.root.join(name),
-            source,
-        })
+        let path = self.path_of(name)?;
+        write_atomically(&path, bytes).map_err(|source| StoreError::Io { path, source })
     }
+
+    /// The path of file `name` inside the folder. Names come from manifests, which are
+    /// data: anything but a plain file name (a separator, `..`, an absolute path, a
+    /// drive) is refused, so the cache never reads, writes or deletes outside its folder.
+    fn path_of(&self, name: &str) -> Result<PathBuf, StoreError> {
+        if is_plain_file_name(name) {
+            Ok(self.root.join(name))
+        } else {
+            Err(StoreError::FileName {
+                root: self.root.clone(),
+                name: name.to_owned(),
+            })
+        }
+    }
+}
+
+/// ASCII letters, digits, `.`, `-` and `_`, and not `.` or `..`: every name the cache
+/// writes (`<key>.sylva`, `manifest.ron`, `.tmp-…`) and nothing that can leave a folder.
+pub fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
@@ -195,6 +223,40 @@ mod tests {
         cache.remove_entry("a.sylva").unwrap();
         cache.remove_entry("a.sylva").unwrap();
         assert_eq!(cache.entry_files().unwrap(), ["b.sylva"]);
+    }
+
+    #[test]
+    fn names_that_could_leave_the_folder_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(dir.path().join("cache"));
+        fs::write(dir.path().join("outside.sylva"), b"keep").unwrap();
+        for name in [
+            "../outside.sylva",
+            "..",
+            ".",
+            "",
+            "sub/x.sylva",
+            "/etc/passwd",
+            "a\\b.sylva",
+            "C:x.sylva",
+            "x.sylva\0",
+        ] {
+            let refused = |e: StoreError| matches!(e, StoreError::FileName { .. });
+            assert!(
+                refused(cache.read_entry(name).unwrap_err()),
+                "read {name:?}"
+            );
+            assert!(
+                refused(cache.write_entry(name, b"x").unwrap_err()),
+                "write {name:?}"
+            );
+            assert!(
+                refused(cache.remove_entry(name).unwrap_err()),
+                "remove {name:?}"
+            );
+        }
+        assert_eq!(fs::read(dir.path().join("outside.sylva")).unwrap(), b"keep");
+        assert!(!cache.root().exists(), "nothing was written");
     }
 
     #[test]

@@ -2,7 +2,9 @@ use sylva_mesh::{
     Aabb, AlphaMode, Material, Sphere, Texture, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
 };
 
-use super::{FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC};
+use super::{
+    checksum, FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC, RESERVED,
+};
 use crate::model::{BakedAsset, BakedLevel, BakedPart};
 
 /// A parsed entry. Vertex, index and texture bytes borrow the file bytes.
@@ -82,18 +84,6 @@ impl<'a> Entry<'a> {
     /// Checks magic, version, size, checksum and every range and index, then returns
     /// views into `bytes`.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
-        Self::parse_with(bytes, true)
-    }
-
-    /// [`Entry::parse`] without the checksum: every range and index is still checked,
-    /// so the views are safe to upload, but a flipped vertex or pixel byte goes
-    /// unnoticed. For a runtime loading entries that `sylva bake` or `sylva check`
-    /// verified; the checksum is most of the cost of loading a texture-heavy entry.
-    pub fn parse_skipping_checksum(bytes: &'a [u8]) -> Result<Self, FormatError> {
-        Self::parse_with(bytes, false)
-    }
-
-    fn parse_with(bytes: &'a [u8], verify_checksum: bool) -> Result<Self, FormatError> {
         let header = bytes.get(..HEADER_SIZE).ok_or(FormatError::Truncated {
             what: "the header",
             needed: HEADER_SIZE as u64,
@@ -114,7 +104,8 @@ impl<'a> Entry<'a> {
         }
         let header_size = r.u32("header size")?;
         let file_size = r.u64("file size")?;
-        if header_size as usize != HEADER_SIZE || header[56..].iter().any(|&b| b != 0) {
+        let stored_checksum = r.u32("checksum")?;
+        if header_size as usize != HEADER_SIZE || header[RESERVED].iter().any(|&b| b != 0) {
             return Err(malformed(
                 "header",
                 format!("size {header_size} or reserved bytes set"),
@@ -127,7 +118,7 @@ impl<'a> Entry<'a> {
                 available: bytes.len() as u64,
             });
         }
-        if verify_checksum && blake3::hash(&bytes[HEADER_SIZE..]).as_bytes() != &header[24..56] {
+        if checksum(&bytes[HEADER_SIZE..]) != stored_checksum {
             return Err(FormatError::ChecksumMismatch);
         }
         r.at = HEADER_SIZE;

@@ -1,6 +1,9 @@
 use sylva_mesh::{AlphaMode, Material, WrapMode};
 
-use super::{FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC};
+use super::{
+    checksum, FormatError, IndexFormat, BLOB_ALIGN, CHECKSUM_OFFSET, FORMAT_VERSION, HEADER_SIZE,
+    MAGIC,
+};
 use crate::model::BakedAsset;
 
 /// Writes `asset` as an entry file. Deterministic: the same asset gives the same bytes.
@@ -94,8 +97,8 @@ pub fn encode(asset: &BakedAsset) -> Result<Vec<u8>, FormatError> {
         out.extend_from_slice(bytes);
     }
     out.resize(file_size, 0);
-    let checksum = blake3::hash(&out[HEADER_SIZE..]);
-    out[24..56].copy_from_slice(checksum.as_bytes());
+    let sum = checksum(&out[HEADER_SIZE..]);
+    out[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&sum.to_le_bytes());
     Ok(out)
 }
 

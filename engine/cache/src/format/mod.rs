@@ -1,4 +1,4 @@
-//! The entry file format, version 1. Little-endian throughout.
+//! The entry file format, version 2. Little-endian throughout.
 //!
 //! ```text
 //! header (64 bytes)
@@ -6,8 +6,8 @@
 //!   8  version      u32 (FORMAT_VERSION)
 //!   12 header size  u32 (64)
 //!   16 file size    u64
-//!   24 checksum     BLAKE3 of bytes 64..file size (32 bytes)
-//!   56 reserved     8 zero bytes
+//!   24 checksum     CRC-32 (IEEE) of bytes 64..file size, u32
+//!   28 reserved     36 zero bytes
 //! metadata (from byte 64)
 //!   prop id, source path (strings: u32 length + UTF-8), bounds (6 × f32)
 //!   u32 texture count, then per texture: width u32, height u32, blob
@@ -35,8 +35,12 @@ use thiserror::Error;
 
 pub const MAGIC: &[u8; 8] = b"SYLVABAK";
 /// Bumped on any change to the bytes an entry holds.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 pub const HEADER_SIZE: usize = 64;
+/// Where the checksum sits in the header (4 bytes); it covers `HEADER_SIZE..`.
+pub const CHECKSUM_OFFSET: usize = 24;
+/// Header bytes after the checksum, which must be zero.
+const RESERVED: std::ops::Range<usize> = CHECKSUM_OFFSET + 4..HEADER_SIZE;
 /// Alignment of every blob in the file.
 pub const BLOB_ALIGN: usize = 16;
 /// Parts with more vertices than this use u32 indices.
@@ -64,6 +68,15 @@ impl IndexFormat {
             IndexFormat::U32 => 4,
         }
     }
+}
+
+/// The integrity checksum of an entry's body (every byte after the header): CRC-32,
+/// hardware accelerated. A CRC detects every single-byte change and every burst of up
+/// to 32 bits for certain, which is what a cache on disk meets (a torn write, a flipped
+/// bit); it is not a defence against forgery, and need not be: keys, not checksums,
+/// decide which entry belongs to which content.
+pub fn checksum(body: &[u8]) -> u32 {
+    crc32fast::hash(body)
 }
 
 /// Why bytes are not a valid entry.

@@ -1,5 +1,6 @@
 //! The format's guarantees: a committed golden entry decodes and re-encodes to the same
-//! bytes; every truncation, any flipped byte and any other version are refused.
+//! bytes; every truncation, every change to any single byte and any other version are
+//! refused.
 
 use std::path::PathBuf;
 
@@ -90,7 +91,7 @@ pub(crate) fn sample() -> BakedAsset {
 }
 
 fn golden_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v1.sylva")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v2.sylva")
 }
 
 /// After a deliberate format change (with a new `FORMAT_VERSION`), write the new golden
@@ -101,7 +102,7 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
         std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
     }
     let golden = std::fs::read(golden_path()).expect(
-        "tests/data/golden-v1.sylva is committed; a deliberate format change writes a new golden file",
+        "tests/data/golden-v2.sylva is committed; a deliberate format change writes a new golden file",
     );
     let entry = Entry::parse(&golden).unwrap();
     assert_eq!(entry.to_baked(), sample());
@@ -169,40 +170,41 @@ fn every_truncation_is_refused() {
 }
 
 #[test]
-fn a_flipped_byte_anywhere_is_detected() {
-    let bytes = encode(&sample()).unwrap();
+fn every_change_to_any_single_byte_is_detected() {
+    let mut bytes = encode(&sample()).unwrap();
     for i in 0..bytes.len() {
-        let mut corrupt = bytes.clone();
-        corrupt[i] ^= 0x10;
-        assert!(
-            Entry::parse(&corrupt).is_err(),
-            "flipping byte {i} went unnoticed"
-        );
+        for pattern in 1..=u8::MAX {
+            bytes[i] ^= pattern;
+            assert!(
+                Entry::parse(&bytes).is_err(),
+                "byte {i} XOR {pattern:#04x} went unnoticed"
+            );
+            bytes[i] ^= pattern;
+        }
     }
+    assert!(Entry::parse(&bytes).is_ok());
 }
 
 #[test]
-fn skipping_the_checksum_still_checks_every_range_and_index() {
+fn a_corrupt_body_is_a_checksum_mismatch_and_an_index_past_the_vertices_is_malformed() {
     let bytes = encode(&sample()).unwrap();
-    assert_eq!(
-        Entry::parse_skipping_checksum(&bytes).unwrap(),
-        Entry::parse(&bytes).unwrap()
-    );
     let mut corrupt = bytes.clone();
     let last_byte = bytes.len() - 1;
     corrupt[last_byte] ^= 1;
-    assert!(Entry::parse(&corrupt).is_err());
-    for len in 0..bytes.len() {
-        assert!(Entry::parse_skipping_checksum(&bytes[..len]).is_err());
-    }
-    // An index past the vertices is caught without the checksum.
+    assert_eq!(
+        Entry::parse(&corrupt).unwrap_err(),
+        FormatError::ChecksumMismatch
+    );
+    // A bad index with a matching checksum (a buggy writer) is still refused.
     let entry = Entry::parse(&bytes).unwrap();
     let level = &entry.parts[1].levels[0];
     let offset = level.index_bytes.as_ptr() as usize - bytes.as_ptr() as usize;
     let mut bad_index = bytes.clone();
     bad_index[offset..offset + 2].copy_from_slice(&9u16.to_le_bytes());
+    let sum = checksum(&bad_index[HEADER_SIZE..]);
+    bad_index[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&sum.to_le_bytes());
     assert!(matches!(
-        Entry::parse_skipping_checksum(&bad_index),
+        Entry::parse(&bad_index),
         Err(FormatError::Malformed {
             what: "indices",
             ..
@@ -213,11 +215,11 @@ fn skipping_the_checksum_still_checks_every_range_and_index() {
 #[test]
 fn other_versions_and_magics_are_refused() {
     let mut bytes = encode(&sample()).unwrap();
-    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
     assert_eq!(
         Entry::parse(&bytes).unwrap_err(),
         FormatError::UnsupportedVersion {
-            found: 2,
+            found: 1,
             supported: FORMAT_VERSION
         }
     );
