@@ -119,6 +119,21 @@ fn a_flipped_byte_in_an_entry_is_detected_and_rebaked() {
 }
 
 #[test]
+fn entries_written_before_the_manifest_are_kept_by_the_next_bake() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let manifest = cache.read_manifest().unwrap();
+    // What a bake killed between its entries and its manifest leaves behind.
+    fs::remove_file(cache.manifest_path()).unwrap();
+    let resumed = bake(assets.path(), &cache);
+    assert_eq!((resumed.baked(), resumed.current()), (0, 3));
+    assert_eq!(cache.read_manifest().unwrap(), manifest);
+    assert!(check_folder(assets.path(), &cache).unwrap().is_empty());
+}
+
+#[test]
 fn a_broken_asset_is_reported_with_its_reason_and_the_rest_still_bake() {
     let assets = full_assets();
     fs::write(assets.path().join("box/broken.glb"), b"glTF\x02\0\0\0").unwrap();

@@ -1,5 +1,5 @@
 //! The incremental bake of an assets folder into a cache folder: every prop whose
-//! entry is missing, stale or corrupt is baked (in parallel), the rest is left alone;
+//! entry is missing or corrupt is baked (in parallel), the rest is left alone;
 //! the manifest is rewritten only when it changes; entries whose source is gone are
 //! removed.
 
@@ -229,14 +229,29 @@ fn bake_one(
         return (outcome(Status::StillFailing, None), previous.cloned());
     }
     let name = key.file_name();
-    if let Some(previous) = previous.filter(|p| p.entry == name) {
-        let on_disk = cache.read_entry(&name).ok();
-        let summary = on_disk
-            .as_deref()
-            .and_then(|bytes| Some(EntrySummary::of(&Entry::parse(bytes).ok()?, bytes.len())));
-        if summary.is_some() {
-            return (outcome(Status::Current, summary), Some(previous.clone()));
-        }
+    let listing = |name: &str| ManifestEntry {
+        prop: prop.id.to_string(),
+        entry: name.to_owned(),
+        key: key.to_hex(),
+        revision: match previous {
+            Some(p) if p.key == key.to_hex() => p.revision,
+            Some(p) => p.revision + 1,
+            None => 1,
+        },
+        sources: source_files(&source),
+    };
+    // Entries are named after their key, so an intact entry under this name is the bake
+    // of exactly these sources and settings, listed in the manifest or not (a bake
+    // killed before writing the manifest leaves such entries; the next run keeps them).
+    let on_disk = cache.read_entry(&name).ok();
+    let intact = on_disk
+        .as_deref()
+        .and_then(|bytes| Some(EntrySummary::of(&Entry::parse(bytes).ok()?, bytes.len())));
+    if let Some(summary) = intact {
+        return (
+            outcome(Status::Current, Some(summary)),
+            Some(listing(&name)),
+        );
     }
     let started = Instant::now();
     let baked = bake_asset(&source, &settings)
@@ -249,18 +264,7 @@ fn bake_one(
         });
     match baked {
         Ok((summary, report)) => {
-            let revision = match previous {
-                Some(p) if p.key == key.to_hex() => p.revision,
-                Some(p) => p.revision + 1,
-                None => 1,
-            };
-            let entry = ManifestEntry {
-                prop: prop.id.to_string(),
-                entry: name.clone(),
-                key: key.to_hex(),
-                revision,
-                sources: source_files(&source),
-            };
+            let entry = listing(&name);
             let micros = started.elapsed().as_micros();
             let status = Status::Baked {
                 report,
