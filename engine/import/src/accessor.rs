@@ -1,17 +1,17 @@
 //! Decoding accessors into plain numbers. Every count, offset and stride is checked
-//! against the real buffer sizes before anything is allocated, and the total number of
-//! decoded elements is bounded, so a small file cannot make the importer allocate much.
+//! against the real buffer sizes before anything is allocated, and every decoded value
+//! is charged to an allowance set by the input's size, so a small file cannot make the
+//! importer allocate much.
 
 use gltf::json::accessor::{ComponentType, Type};
 use gltf::json::validation::Checked;
 use gltf::json::Root;
 
+use crate::budget::Allowance;
 use crate::error::{element, ImportError};
 
 /// Most elements one accessor may have.
 pub const MAX_ACCESSOR_ELEMENTS: u64 = 1 << 22;
-/// Most elements (dense and sparse) one import may decode in total.
-pub const MAX_DECODED_ELEMENTS: u64 = 1 << 24;
 
 /// What an accessor is read as: each semantic allows its own encodings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,11 +28,11 @@ pub(crate) struct Floats {
     pub dims: usize,
 }
 
-/// Reads accessors of one document, charging a shared element budget.
+/// Reads accessors of one document, charging every decoded value to one allowance.
 pub(crate) struct Accessors<'a> {
     root: &'a Root,
     buffers: &'a [&'a [u8]],
-    decoded: u64,
+    values: Allowance,
 }
 
 /// Where an accessor's (or a sparse block's) bytes are: a slice of its view and the
@@ -49,11 +49,12 @@ impl Strided<'_> {
 }
 
 impl<'a> Accessors<'a> {
-    pub fn new(root: &'a Root, buffers: &'a [&'a [u8]]) -> Self {
+    /// `input_bytes`: the size of the file and of every buffer it loaded.
+    pub fn new(root: &'a Root, buffers: &'a [&'a [u8]], input_bytes: u64) -> Self {
         Accessors {
             root,
             buffers,
-            decoded: 0,
+            values: Allowance::values(input_bytes),
         }
     }
 
@@ -110,7 +111,7 @@ impl<'a> Accessors<'a> {
     ) -> Result<Vec<T>, ImportError> {
         let accessor = &self.root.accessors[index];
         let count = accessor.count.0;
-        self.charge(count, &format!("{here}.count"))?;
+        self.charge(count, dims, &format!("{here}.count"))?;
         let size = component_size(component);
         let element_size = size * dims;
         let count = count as usize;
@@ -152,7 +153,7 @@ impl<'a> Accessors<'a> {
                     format!("{sparse_count} sparse values for {count} elements"),
                 ));
             }
-            self.charge(sparse_count, &format!("{path}.count"))?;
+            self.charge(sparse_count, dims, &format!("{path}.count"))?;
             let sparse_count = sparse_count as usize;
             let index_type = valid(
                 &sparse.indices.component_type,
@@ -208,20 +209,15 @@ impl<'a> Accessors<'a> {
         Ok(out)
     }
 
-    fn charge(&mut self, count: u64, path: &str) -> Result<(), ImportError> {
-        let too_large = |limit| ImportError::TooLarge {
-            path: path.to_owned(),
-            count,
-            limit,
-        };
+    fn charge(&mut self, count: u64, dims: usize, path: &str) -> Result<(), ImportError> {
         if count > MAX_ACCESSOR_ELEMENTS {
-            return Err(too_large(MAX_ACCESSOR_ELEMENTS));
+            return Err(ImportError::TooLarge {
+                path: path.to_owned(),
+                count,
+                limit: MAX_ACCESSOR_ELEMENTS,
+            });
         }
-        self.decoded += count;
-        if self.decoded > MAX_DECODED_ELEMENTS {
-            return Err(too_large(MAX_DECODED_ELEMENTS));
-        }
-        Ok(())
+        self.values.charge(count * dims as u64, path)
     }
 
     /// The bytes of `count` elements of `element_size` at `offset` into buffer view

@@ -51,6 +51,14 @@ pub enum ImportError {
         count: u64,
         limit: u64,
     },
+    #[error("{path}: needs {needed} {what}, more than a file of {input_bytes} bytes may decode ({allowed})")]
+    OverBudget {
+        path: String,
+        what: &'static str,
+        needed: u64,
+        allowed: u64,
+        input_bytes: u64,
+    },
     #[error(
         "{path}: index {index} at position {position} is not below the vertex count {vertex_count}"
     )]

@@ -7,10 +7,11 @@
 //! [`Resolver`] for external URIs, which only ever sees normalised paths inside the
 //! asset's folder. The document is read with gltf-json without its validation, and
 //! checked here instead: every reference, count, offset and stride against the real
-//! data, before allocating (see [`accessor::MAX_ACCESSOR_ELEMENTS`]). Errors name the
-//! JSON path of the offending element.
+//! data, before allocating, and everything decoded against allowances proportional to
+//! the input's size (see [`budget`]). Errors name the JSON path of the offending element.
 
 pub mod accessor;
+pub mod budget;
 mod container;
 mod error;
 pub mod hierarchy;
@@ -80,8 +81,16 @@ pub fn import(bytes: &[u8], resolve: &mut Resolver<'_>) -> Result<Imported, Impo
     let root = &container.root;
     let owned_buffers = sources::load_buffers(root, container.bin, resolve)?;
     let buffers: Vec<&[u8]> = owned_buffers.iter().map(|b| &**b).collect();
-    let mut accessors = accessor::Accessors::new(root, &buffers);
-    let mut materials = material::Materials::new(root, &buffers);
+    // What the decoding allowances grow with: the file and the buffers it loaded
+    // (those from URIs; the GLB chunk is part of the file).
+    let loaded: usize = owned_buffers
+        .iter()
+        .filter(|b| matches!(b, std::borrow::Cow::Owned(_)))
+        .map(|b| b.len())
+        .sum();
+    let input_bytes = (bytes.len() + loaded) as u64;
+    let mut accessors = accessor::Accessors::new(root, &buffers, input_bytes);
+    let mut materials = material::Materials::new(root, &buffers, input_bytes);
     let mut stats = ImportStats::default();
     let mut parts = Vec::new();
     let mut name_uses: BTreeMap<String, usize> = BTreeMap::new();

@@ -10,6 +10,7 @@ use gltf::json::validation::Checked;
 use gltf::json::Root;
 use sylva_mesh::{AlphaMode, Material, Texture, TextureBinding, WrapMode};
 
+use crate::budget::Allowance;
 use crate::error::{element, ImportError};
 use crate::sources::{load_uri, Resolver};
 
@@ -41,16 +42,20 @@ pub(crate) struct Materials<'a> {
     buffers: &'a [&'a [u8]],
     converted: BTreeMap<Option<usize>, PrimitiveMaterial>,
     texture_of_image: BTreeMap<usize, u32>,
+    /// Every decoded image is charged here before it is decoded.
+    pixel_bytes: Allowance,
     pub textures: Vec<Texture>,
 }
 
 impl<'a> Materials<'a> {
-    pub fn new(root: &'a Root, buffers: &'a [&'a [u8]]) -> Self {
+    /// `input_bytes`: the size of the file and of every buffer it loaded.
+    pub fn new(root: &'a Root, buffers: &'a [&'a [u8]], input_bytes: u64) -> Self {
         Materials {
             root,
             buffers,
             converted: BTreeMap::new(),
             texture_of_image: BTreeMap::new(),
+            pixel_bytes: Allowance::pixel_bytes(input_bytes),
             textures: Vec::new(),
         }
     }
@@ -168,7 +173,7 @@ impl<'a> Materials<'a> {
     }
 
     fn decode_image(
-        &self,
+        &mut self,
         index: usize,
         path: &str,
         resolve: &mut Resolver<'_>,
@@ -177,12 +182,16 @@ impl<'a> Materials<'a> {
         let here = format!("images[{index}]");
         match (&image.uri, image.buffer_view) {
             (Some(uri), _) => {
-                let (bytes, _) = load_uri(uri, &format!("{here}.uri"), resolve)?;
-                crate::image::decode(&bytes, &here)
+                let (bytes, media_type) = load_uri(uri, &format!("{here}.uri"), resolve)?;
+                if media_type.is_none() {
+                    // A file beside the asset: more input (a data URI is in the file).
+                    self.pixel_bytes.add_input(bytes.len() as u64);
+                }
+                crate::image::decode(&bytes, &here, &mut self.pixel_bytes)
             }
             (None, Some(view)) => {
                 let bytes = self.view_bytes(view.value(), &format!("{here}.bufferView"))?;
-                crate::image::decode(bytes, &here)
+                crate::image::decode(bytes, &here, &mut self.pixel_bytes)
             }
             (None, None) => Err(ImportError::invalid(here, "has neither uri nor bufferView")),
         }
