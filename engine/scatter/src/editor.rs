@@ -9,7 +9,7 @@ use sylva_catalog::{Catalog, CatalogSnapshot};
 use sylva_terrain::Terrain;
 
 use crate::painter::{Edit, Painter};
-use crate::preset::{BrushSettings, Preset};
+use crate::preset::{BrushSettings, Preset, MAX_RADIUS};
 use crate::report::StrokeReport;
 use crate::session::{Event, Session, SessionError};
 
@@ -152,10 +152,12 @@ impl Editor {
         if let Some(name) = only_preset {
             self.preset(name, "only_preset")?;
         }
-        if !(radius.is_finite() && radius > 0.0) {
+        // Bounded like the paint brush: an erase dab visits every spatial-hash cell of
+        // its disc, so a journal asking for a huge radius would never finish replaying.
+        if !(radius.is_finite() && radius > 0.0 && radius <= MAX_RADIUS) {
             return Err(SessionError::Brush {
                 path: "radius".into(),
-                message: format!("erase radius {radius} must be a positive number of metres"),
+                message: format!("erase radius {radius} must be in (0, {MAX_RADIUS}] metres"),
             });
         }
         self.begin(StrokeKind::Erase {
@@ -212,6 +214,12 @@ impl Editor {
                 radius,
                 only_preset,
             } => {
+                if !at.is_finite() {
+                    return Err(SessionError::Brush {
+                        path: "dab".into(),
+                        message: format!("erase centre ({}, {}) is not finite", at.x, at.y),
+                    });
+                }
                 let categories: Option<Vec<String>> = match only_preset {
                     Some(name) => Some(
                         self.preset(name, "only_preset")?

@@ -383,6 +383,26 @@ fn journal_errors_name_the_event() {
 }
 
 #[test]
+fn an_erase_of_huge_radius_or_at_no_place_is_refused_not_run() {
+    let terrain = default_world();
+    for (radius, dab, path) in [
+        (1.0e9, (0.0, 0.0), "events[0].radius"),
+        (f32::MAX, (0.0, 0.0), "events[0].radius"),
+        (5.0, (f32::NAN, 0.0), "events[0].dab"),
+        (5.0, (0.0, f32::INFINITY), "events[0].dab"),
+    ] {
+        let mut journal = session();
+        journal.events.push(Event::Erase {
+            radius,
+            dabs: vec![dab],
+            only_preset: None,
+        });
+        let err = Editor::replay(&journal, &terrain).err().unwrap();
+        assert!(err.to_string().starts_with(path), "{err}");
+    }
+}
+
+#[test]
 fn unsupported_session_version_is_refused() {
     let text = session().to_ron().replacen("format: 1", "format: 99", 1);
     let err = Session::parse(&text, "s.ron").unwrap_err();
