@@ -54,6 +54,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    die_quietly_when_the_reader_goes_away();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Paint(args) => paint::run(args),
@@ -71,6 +72,18 @@ fn main() -> ExitCode {
             eprintln!("error: {error:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `sylva bake | head -1`: when the reader of our output goes away, a Unix tool stops
+/// quietly. Rust ignores SIGPIPE, so every later write would fail and `println!` would
+/// panic instead; restoring the default disposition ends the process at that write.
+/// Files are written atomically, so stopping at any point leaves old or new files.
+fn die_quietly_when_the_reader_goes_away() {
+    #[cfg(unix)]
+    // SAFETY: sets one signal's disposition at start-up, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
