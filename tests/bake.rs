@@ -7,7 +7,9 @@ use std::fs;
 use std::path::Path;
 
 use common::{add_file, temp_assets};
-use sylva::bake::{bake_folder, check_folder, BakeOptions, Finding, FolderReport, Status};
+use sylva::bake::{
+    bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, Status,
+};
 use sylva::cache::{CacheDir, Entry, Manifest};
 
 const CATEGORIES: [&str; 3] = ["box", "quad", "truck"];
@@ -131,6 +133,67 @@ fn entries_written_before_the_manifest_are_kept_by_the_next_bake() {
     assert_eq!((resumed.baked(), resumed.current()), (0, 3));
     assert_eq!(cache.read_manifest().unwrap(), manifest);
     assert!(check_folder(assets.path(), &cache).unwrap().is_empty());
+}
+
+fn failure_of<'r>(report: &'r FolderReport, path: &str) -> &'r AssetError {
+    let asset = report.assets.iter().find(|a| a.path == path).unwrap();
+    match &asset.status {
+        Status::Failed { error, .. } => error,
+        other => panic!("{path}: expected a failure, got {other:?}"),
+    }
+}
+
+#[test]
+fn symlinks_leading_out_of_the_asset_folder_are_refused() {
+    let assets = temp_assets(&["quad", "box"], &FILES[..3]);
+    let outside = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    // The quad's buffer: a link to a copy outside the assets folder.
+    let bin = assets.path().join("quad/Mesh_PrimitiveMode_13.bin");
+    fs::rename(&bin, outside.path().join("stolen.bin")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("stolen.bin"), &bin).unwrap();
+    // The box's whole category folder: a link to a folder outside.
+    let box_folder = assets.path().join("box");
+    fs::rename(&box_folder, outside.path().join("box")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("box"), &box_folder).unwrap();
+
+    let report = bake(assets.path(), &cache);
+    for path in ["quad/Mesh_PrimitiveMode_13.gltf", "box/Box.glb"] {
+        let error = failure_of(&report, path);
+        assert!(
+            matches!(error, AssetError::OutsideFolder { .. }),
+            "{path}: {error}"
+        );
+    }
+    assert!(cache.read_manifest().unwrap().assets.is_empty());
+
+    // A link that stays inside the folder is a file like any other.
+    fs::remove_file(&bin).unwrap();
+    fs::copy(
+        outside.path().join("stolen.bin"),
+        assets.path().join("quad/real.bin"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("real.bin", &bin).unwrap();
+    let report = bake(assets.path(), &cache);
+    assert_eq!(baked_paths(&report), ["quad/Mesh_PrimitiveMode_13.gltf"]);
+}
+
+#[test]
+fn a_fifo_named_like_a_buffer_is_refused_not_read() {
+    let assets = temp_assets(&["quad"], &FILES[1..3]);
+    let out = tempfile::tempdir().unwrap();
+    let bin = assets.path().join("quad/Mesh_PrimitiveMode_13.bin");
+    fs::remove_file(&bin).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&bin)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let report = bake(assets.path(), &cache_in(&out));
+    let error = failure_of(&report, "quad/Mesh_PrimitiveMode_13.gltf");
+    assert!(matches!(error, AssetError::NotAFile { .. }), "{error}");
 }
 
 #[test]

@@ -16,6 +16,14 @@ use crate::key::AssetSource;
 pub enum AssetError {
     #[error("reading {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
+    #[error("refusing {path}: it resolves to {resolved}, outside {folder}")]
+    OutsideFolder {
+        path: PathBuf,
+        resolved: PathBuf,
+        folder: PathBuf,
+    },
+    #[error("refusing {path}: not a regular file")]
+    NotAFile { path: PathBuf },
     #[error(transparent)]
     Import(#[from] ImportError),
     #[error("encoding the entry: {0}")]
@@ -25,17 +33,17 @@ pub enum AssetError {
 }
 
 /// Reads `prop`'s file and every external file it names (relative to its folder).
-/// Fails only when a file cannot be read.
+/// Every file must be a regular file inside its folder once symlinks are resolved: the
+/// asset inside `assets`, the files it names inside the asset's own folder.
 pub fn read_source(assets: &Path, prop: &Prop) -> Result<AssetSource, AssetError> {
-    let read = |path: PathBuf| fs::read(&path).map_err(|source| AssetError::Read { path, source });
     let file = assets.join(&prop.file);
-    let bytes = read(file.clone())?;
+    let bytes = read_inside(assets, &file)?;
     let folder = file.parent().unwrap_or(assets);
     // A document that does not parse names no files; importing it reports why.
     let names = external_files(&bytes).unwrap_or_default();
     let externals = names
         .into_iter()
-        .map(|name| Ok((name.clone(), read(folder.join(&name))?)))
+        .map(|name| Ok((name.clone(), read_inside(folder, &folder.join(&name))?)))
         .collect::<Result<_, AssetError>>()?;
     Ok(AssetSource {
         prop_id: prop.id.to_string(),
@@ -43,6 +51,34 @@ pub fn read_source(assets: &Path, prop: &Prop) -> Result<AssetSource, AssetError
         bytes,
         externals,
     })
+}
+
+/// The bytes of `path`, a regular file that, symlinks resolved, lies inside `folder`.
+/// The importer already refuses URIs with `..` or absolute paths; this refuses links
+/// that lead out of the folder (and FIFOs, devices or folders under a file's name).
+fn read_inside(folder: &Path, path: &Path) -> Result<Vec<u8>, AssetError> {
+    let read_error = |source| AssetError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let resolved = fs::canonicalize(path).map_err(read_error)?;
+    let folder = fs::canonicalize(folder).map_err(|source| AssetError::Read {
+        path: folder.to_owned(),
+        source,
+    })?;
+    if !resolved.starts_with(&folder) {
+        return Err(AssetError::OutsideFolder {
+            path: path.to_owned(),
+            resolved,
+            folder,
+        });
+    }
+    if !fs::metadata(&resolved).map_err(read_error)?.is_file() {
+        return Err(AssetError::NotAFile {
+            path: path.to_owned(),
+        });
+    }
+    fs::read(&resolved).map_err(read_error)
 }
 
 /// The external files of `source` relative to the assets folder, for the manifest.
