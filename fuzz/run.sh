@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Fuzzes sylva's input loaders with libFuzzer, one target after another, seeded with the
+# valid files the repository has, then minimises each corpus into fuzz/corpus/<target>
+# (committed; tests/fuzz_corpus.rs replays it in the normal test suite).
+#
+#   fuzz/run.sh                      every target, 1,000,000 executions each
+#   fuzz/run.sh 200000 session       one target, 200,000 executions
+#
+# Works on the stable toolchain: cargo-fuzz's address sanitizer needs nightly, so the
+# targets build with `--sanitizer none` (Rust's own bounds checks and debug assertions
+# catch what matters in safe code). A crash is saved under fuzz/artifacts/<target>/ and
+# stops the script; reproduce it with `cargo fuzz run --sanitizer none <target> <file>`.
+set -euo pipefail
+cd "$(dirname "$0")"
+repo=$(cd .. && pwd)
+
+runs=${1:-1000000}
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(gltf_import cache_entry preset session)
+fi
+
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+# FUZZ_TARGET_DIR: where the instrumented builds go (default fuzz/target).
+fuzz() { cargo fuzz "$1" --sanitizer none -O --target-dir "${FUZZ_TARGET_DIR:-target}" "${@:2}"; }
+fuzz build
+
+journals=$(mktemp -d)
+trap 'rm -rf "$journals"' EXIT
+
+# Seeds: the valid (and the hand-broken) files of the repository, added to the corpus
+# (the minimisation at the end keeps those that add coverage). Files over 400 KB
+# (SheenCloth, CesiumMan, the truck's PNG) would slow every execution down; the kit and
+# the small corpus files cover the same code.
+seed() {
+    local target=$1
+    shift
+    mkdir -p "corpus/$target"
+    for file in "$@"; do
+        if [ -f "$file" ] && [ "$(stat -c %s "$file")" -le 400000 ]; then
+            cp -n "$file" "corpus/$target/seed-$(basename "$file")"
+        fi
+    done
+}
+seed gltf_import "$repo"/assets/*/*.glb "$repo"/tests/data/gltf/*.gl* "$repo"/tests/data/broken/*.gl*
+seed cache_entry "$repo"/cache/*.sylva "$repo"/engine/cache/tests/data/*.sylva
+seed preset "$repo"/presets/*.ron
+(
+    cd "$repo"
+    cargo run -q -p sylva-cli -- demo --out "$journals" --width 64 --height 36 >/dev/null
+    for preset in presets/*.ron; do
+        stem=$(basename "$preset" .ron)
+        cargo run -q -p sylva-cli -- paint --preset "$preset" --at meadow --radius 4 \
+            --density 0.5 --save "$journals/$stem.session.ron" >/dev/null
+    done
+)
+seed session "$journals"/*.session.ron
+
+for target in "${targets[@]}"; do
+    echo "== $target: $runs executions"
+    mkdir -p "artifacts/$target"
+    fuzz run "$target" "corpus/$target" -- \
+        -runs="$runs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        2>&1 | tee "artifacts/$target/last-run.log" | grep -E '^(#[0-9]+ +DONE|Done|stat::|==|INFO: seed corpus)' || true
+    if ! grep -q '^Done' "artifacts/$target/last-run.log"; then
+        echo "$target did not finish; see fuzz/artifacts/$target/" >&2
+        exit 1
+    fi
+    fuzz cmin "$target" "corpus/$target" >/dev/null 2>&1
+    echo "   corpus: $(ls "corpus/$target" | wc -l) files, $(du -sh "corpus/$target" | cut -f1)"
+done

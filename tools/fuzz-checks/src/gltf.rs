@@ -1,0 +1,48 @@
+//! glTF/GLB bytes through the importer and, when they import, through the baker into a
+//! cache entry that must parse back.
+
+use sylva_bake::{bake_asset, AssetSource, BakeSettings};
+use sylva_cache::{encode, Entry};
+
+/// External files a fuzzed `.gltf` may name: the corpus's buffers, served by name as
+/// the baker serves files beside an asset.
+const EXTERNAL_FILES: [(&str, &[u8]); 3] = [
+    (
+        "Mesh_PrimitiveMode_13.bin",
+        include_bytes!("../../../tests/data/gltf/Mesh_PrimitiveMode_13.bin"),
+    ),
+    (
+        "Mesh_PrimitiveMode_14.bin",
+        include_bytes!("../../../tests/data/gltf/Mesh_PrimitiveMode_14.bin"),
+    ),
+    (
+        "CesiumMilkTruck0.bin",
+        include_bytes!("../../../tests/data/gltf/CesiumMilkTruck0.bin"),
+    ),
+];
+
+/// Imports `bytes` as a prop and bakes it; whatever bakes must encode to an entry
+/// that parses back to the same asset.
+pub fn gltf_import(bytes: &[u8]) {
+    // The file list is what the baker reads before importing; it must not panic either.
+    let _ = sylva_import::external_files(bytes);
+    let source = AssetSource {
+        prop_id: "fuzz/prop".into(),
+        path: "fuzz/prop.glb".into(),
+        bytes: bytes.to_vec(),
+        externals: EXTERNAL_FILES
+            .iter()
+            .map(|(name, bytes)| ((*name).to_owned(), bytes.to_vec()))
+            .collect(),
+    };
+    let Ok((asset, _)) = bake_asset(&source, &BakeSettings::default()) else {
+        return;
+    };
+    let entry = encode(&asset).expect("an imported asset encodes");
+    let parsed = Entry::parse(&entry).expect("an encoded entry parses");
+    assert_eq!(
+        encode(&parsed.to_baked()).expect("a parsed entry re-encodes"),
+        entry,
+        "the entry round-trips byte for byte"
+    );
+}
