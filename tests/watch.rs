@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -29,6 +30,16 @@ struct Watching {
 }
 
 fn start(assets: tempfile::TempDir) -> Watching {
+    start_with(
+        assets,
+        WatchOptions {
+            quiet: Duration::from_millis(100),
+            longest: Duration::from_secs(5),
+        },
+    )
+}
+
+fn start_with(assets: tempfile::TempDir, options: WatchOptions) -> Watching {
     let out = tempfile::tempdir().unwrap();
     let cache = CacheDir::new(out.path().join("cache"));
     let stop = Arc::new(AtomicBool::new(false));
@@ -38,10 +49,6 @@ fn start(assets: tempfile::TempDir) -> Watching {
     let thread = {
         let (path, cache, stop) = (assets.path().to_owned(), cache.clone(), stop.clone());
         let (passes, baked, failed) = (passes.clone(), baked.clone(), failed.clone());
-        let options = WatchOptions {
-            quiet: Duration::from_millis(100),
-            longest: Duration::from_secs(5),
-        };
         thread::spawn(move || {
             watch(&path, &cache, options, &stop, |result| {
                 for asset in &result.as_ref().unwrap().assets {
@@ -101,6 +108,16 @@ impl Watching {
             .iter()
             .filter(|e| *e == entry)
             .count()
+    }
+
+    /// Entries baked more than once, with their count.
+    fn baked_twice(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for entry in self.baked.lock().unwrap().iter() {
+            *counts.entry(entry.clone()).or_insert(0) += 1;
+        }
+        counts.retain(|_, n| *n > 1);
+        counts
     }
 
     fn file(&self, path: &str) -> PathBuf {
@@ -234,4 +251,50 @@ fn a_broken_file_neither_stops_the_watcher_nor_is_retried_until_it_changes() {
     assert_eq!(w.failed.lock().unwrap().len(), 1);
     fs::write(w.file(QUAD), good).unwrap();
     w.wait_current(QUAD, true);
+}
+
+#[test]
+fn five_hundred_files_copied_in_at_once_are_each_baked_exactly_once() {
+    let kit_pebble = common::repo().join("assets/pebble/river_round.glb");
+    let w = start(temp_assets(&["pebble"], &[]));
+    let bytes = fs::read(kit_pebble).unwrap();
+    fs::create_dir_all(w.file("pebble")).unwrap();
+    for i in 0..500 {
+        fs::write(w.file(&format!("pebble/copy_{i:03}.glb")), &bytes).unwrap();
+    }
+    w.wait_until("500 entries", |w| {
+        w.cache.read_manifest().unwrap().assets.len() == 500
+    });
+    w.wait_current("pebble/copy_499.glb", true);
+    assert_eq!(w.baked_twice(), BTreeMap::new(), "an entry was baked twice");
+    let manifest = w.cache.read_manifest().unwrap();
+    for listed in manifest.assets.values() {
+        assert_eq!(w.times_baked(&listed.entry), 1, "{}", listed.prop);
+    }
+}
+
+#[test]
+fn an_editor_saving_every_50_ms_ends_current_and_no_content_is_baked_twice() {
+    // A short longest wait, so passes run while the saves go on and meet half-written
+    // files.
+    let options = WatchOptions {
+        quiet: Duration::from_millis(100),
+        longest: Duration::from_millis(400),
+    };
+    let w = start_with(quad_folder(), options);
+    w.wait_current(QUAD, true);
+    let passes_before = w.passes.load(Ordering::SeqCst);
+    for i in 0..60 {
+        fs::write(w.file(QUAD), marked_quad(&format!("save {i}"))).unwrap();
+        thread::sleep(Duration::from_millis(50));
+    }
+    let entry = w.wait_current(QUAD, true).unwrap();
+    assert_eq!(w.times_baked(&entry), 1, "the final content is baked once");
+    assert_eq!(
+        w.baked_twice(),
+        BTreeMap::new(),
+        "a content was baked twice"
+    );
+    let passes = w.passes.load(Ordering::SeqCst) - passes_before;
+    assert!(passes >= 3, "passes ran during the saves ({passes})");
 }
