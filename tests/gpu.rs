@@ -284,3 +284,41 @@ fn a_hot_swapped_prop_draws_its_new_geometry_with_every_placement_intact() {
     let (fresh_frame, _) = fresh.render_image(view, 1.0, SIZE.0, SIZE.1).unwrap();
     assert!(fresh_frame == after, "{:?}", fresh_frame.diff(&after, 0));
 }
+
+#[test]
+fn a_corrupt_entry_is_refused_with_a_clear_error_and_the_rebake_replaces_it() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let (_dir, cache) = baked_cache();
+    let manifest = cache.read_manifest().unwrap();
+    let (_, listed) = manifest.prop("pebble/river_round").unwrap();
+    let good = cache.read_entry(&listed.entry).unwrap();
+    let mut corrupt = good.clone();
+    corrupt[good.len() / 2] ^= 0x04;
+    std::fs::write(cache.root().join(&listed.entry), &corrupt).unwrap();
+
+    let context = RenderContext::new(OUTPUT_FORMAT).unwrap_or_else(|e| panic!("{e}"));
+    let world = World::new(default_world(), &empty_session(), &LodConfig::default()).unwrap();
+    let mut runtime = Runtime::new(context, world).unwrap();
+    let report = runtime.load_cache(&cache).unwrap();
+    assert_eq!(
+        report.failed,
+        [format!(
+            "cache entry `{}` for pebble/river_round: the checksum does not match the content (the entry is corrupt)",
+            listed.entry
+        )]
+    );
+    assert!(!runtime.loaded().contains_key("pebble/river_round"));
+    assert_eq!(report.loaded.len(), manifest.assets.len() - 1);
+
+    let rebake = bake_folder(
+        &common::repo().join("assets"),
+        &cache,
+        &BakeOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(rebake.baked(), 1, "the baker replaces the corrupt entry");
+    assert_eq!(cache.read_entry(&listed.entry).unwrap(), good);
+    let report = runtime.load_cache(&cache).unwrap();
+    assert_eq!(report.loaded, ["pebble/river_round"]);
+    assert!(report.failed.is_empty());
+}
