@@ -120,6 +120,13 @@ mod tests {
             "file:///etc/passwd",
             "https://example.com/a.bin",
             "a\\..\\b.bin",
+            "%2e%2e%2fsecret.bin",
+            "tex/%2e%2e/%2E%2e/x.bin",
+            "%5C%5Cserver%5Cshare%5Cx.bin",
+            "//server/share/x.bin",
+            "x.bin%00.png",
+            "data.bin?x=1",
+            "ftp:x.bin",
             "",
             ".",
         ] {
