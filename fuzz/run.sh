@@ -5,6 +5,7 @@
 #
 #   fuzz/run.sh                      every target, 1,000,000 executions each
 #   fuzz/run.sh 200000 session       one target, 200,000 executions
+#   fuzz/run.sh 0                    no fuzzing: run and minimise the corpus only
 #
 # Works on the stable toolchain: cargo-fuzz's address sanitizer needs nightly, so the
 # targets build with `--sanitizer none` (Rust's own bounds checks and debug assertions
@@ -29,16 +30,19 @@ fuzz build
 journals=$(mktemp -d)
 trap 'rm -rf "$journals"' EXIT
 
+# Inputs are at most 64 KB: large inputs slow every execution down and bloat the
+# committed corpus, and the small kit props (pebbles, grass, flowers, rocks: one
+# generator made them all) and corpus files cover the same code as the large ones.
+max_len=65536
+
 # Seeds: the valid (and the hand-broken) files of the repository, added to the corpus
-# (the minimisation at the end keeps those that add coverage). Files over 400 KB
-# (SheenCloth, CesiumMan, the truck's PNG) would slow every execution down; the kit and
-# the small corpus files cover the same code.
+# (the minimisation at the end keeps those that add coverage).
 seed() {
     local target=$1
     shift
     mkdir -p "corpus/$target"
     for file in "$@"; do
-        if [ -f "$file" ] && [ "$(stat -c %s "$file")" -le 400000 ]; then
+        if [ -f "$file" ] && [ "$(stat -c %s "$file")" -le $max_len ]; then
             cp -n "$file" "corpus/$target/seed-$(basename "$file")"
         fi
     done
@@ -61,12 +65,16 @@ for target in "${targets[@]}"; do
     echo "== $target: $runs executions"
     mkdir -p "artifacts/$target"
     fuzz run "$target" "corpus/$target" -- \
-        -runs="$runs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -runs="$runs" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         2>&1 | tee "artifacts/$target/last-run.log" | grep -E '^(#[0-9]+ +DONE|Done|stat::|==|INFO: seed corpus)' || true
     if ! grep -q '^Done' "artifacts/$target/last-run.log"; then
         echo "$target did not finish; see fuzz/artifacts/$target/" >&2
         exit 1
     fi
-    fuzz cmin "$target" "corpus/$target" >/dev/null 2>&1
-    echo "   corpus: $(ls "corpus/$target" | wc -l) files, $(du -sh "corpus/$target" | cut -f1)"
+    # Keep only inputs that add edge coverage (not hit counts), and none over 32 KB: the
+    # corpus is committed, and the large inputs are mutants of the repository's own
+    # files, which the test suite loads anyway.
+    fuzz cmin "$target" "corpus/$target" -- -max_len=$max_len -use_counters=0 >/dev/null 2>&1
+    find "corpus/$target" -type f -size +32k -delete
+    echo "   corpus: $(ls "corpus/$target" | wc -l) files, $(cat "corpus/$target"/* | wc -c) bytes"
 done
