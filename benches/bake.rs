@@ -135,6 +135,9 @@ fn load_vs_bake(c: &mut Criterion) {
         group.bench_function(format!("load_from_cache/{name}"), |b| {
             b.iter(|| Entry::parse(&bytes).unwrap().parts.len())
         });
+        group.bench_function(format!("checksum_only/{name}"), |b| {
+            b.iter(|| sylva::cache::format::checksum(&bytes[sylva::cache::format::HEADER_SIZE..]))
+        });
         group.bench_function(format!("import_and_simplify/{name}"), |b| {
             b.iter(|| bake_asset(&source, &settings).unwrap())
         });

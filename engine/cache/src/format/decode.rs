@@ -342,7 +342,8 @@ impl<'a> Reader<'a> {
                 index_bytes,
                 index_bytes_padded,
             };
-            if let Some(i) = level.indices().find(|&i| i >= vertex_count) {
+            if let Some(i) = largest_index(index_bytes, index_format).filter(|&i| i >= vertex_count)
+            {
                 return Err(malformed(
                     "indices",
                     format!("index {i} is past the part's {vertex_count} vertices"),
@@ -405,6 +406,22 @@ impl<'a> Reader<'a> {
             alpha_mode,
             double_sided,
         })
+    }
+}
+
+/// The largest index of a level (a plain maximum the compiler vectorises: checking every
+/// index is a good part of loading an entry).
+fn largest_index(bytes: &[u8], format: IndexFormat) -> Option<u32> {
+    match format {
+        IndexFormat::U16 => bytes
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .max()
+            .map(u32::from),
+        IndexFormat::U32 => bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .max(),
     }
 }
 
