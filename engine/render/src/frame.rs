@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rend3::graph::RenderGraph;
+use rend3::graph::{RenderGraph, RenderTargetHandle};
 use rend3::types::glam as g20;
 use rend3::util::output::OutputFrame;
 use rend3_routine::base::BaseRenderGraphIntermediateState;
@@ -24,11 +24,46 @@ const AMBIENT: g20::Vec4 = g20::const_vec4!([0.22, 0.25, 0.3, 1.0]);
 /// Largest frame side accepted.
 pub const MAX_SIDE: u32 = 8192;
 
+/// What a frame draws besides the scene and its props: editor overlays.
+#[derive(Default)]
+pub struct Overlays<'a> {
+    /// Instanced props mirrored from their own registry and drawn like the scene's
+    /// props but casting no shadows: editor gizmos such as a brush cursor.
+    pub gizmos: Option<&'a PropsRenderer>,
+    /// Adds render-graph nodes that draw over the tone-mapped output (a HUD); it gets
+    /// the output target.
+    #[allow(clippy::type_complexity)]
+    pub hud: Option<Box<dyn FnOnce(&mut RenderGraph<'a>, RenderTargetHandle) + 'a>>,
+}
+
 /// Draws one frame into `output` (an `OUTPUT_FORMAT`-compatible view of `width`×`height`).
 pub fn draw_frame(
     context: &mut RenderContext,
     scene: &Scene,
     props: &mut PropsRenderer,
+    camera: CameraView,
+    size: (u32, u32),
+    output: OutputFrame,
+) {
+    draw_frame_with_overlays(
+        context,
+        scene,
+        props,
+        Overlays::default(),
+        camera,
+        size,
+        output,
+    );
+}
+
+/// [`draw_frame`] with editor overlays: gizmo props after the scene's props, and HUD
+/// nodes after tone mapping. `output` must match the format the context's tone mapping
+/// was created for.
+pub fn draw_frame_with_overlays<'a>(
+    context: &'a mut RenderContext,
+    scene: &Scene,
+    props: &'a mut PropsRenderer,
+    overlays: Overlays<'a>,
     camera: CameraView,
     (width, height): (u32, u32),
     output: OutputFrame,
@@ -41,6 +76,7 @@ pub fn draw_frame(
     // After `ready`: it is what registers a newly added sky texture.
     context.skybox.ready(&renderer);
     props.prepare_shadows(&renderer, &ready);
+    let props: &'a PropsRenderer = props;
 
     let mut graph = RenderGraph::new();
     let base = &context.base;
@@ -62,16 +98,21 @@ pub fn draw_frame(
     }
     state.pbr_prepass_rendering(&mut graph, &context.pbr, SAMPLES);
     state.skybox(&mut graph, Some(&context.skybox), SAMPLES);
-    props.add_forward_node(
-        &mut graph,
-        state.color,
-        state.resolve,
-        state.depth,
-        state.forward_uniform_bg,
-    );
+    for layer in std::iter::once(props).chain(overlays.gizmos) {
+        layer.add_forward_node(
+            &mut graph,
+            state.color,
+            state.resolve,
+            state.depth,
+            state.forward_uniform_bg,
+        );
+    }
     state.pbr_forward_rendering(&mut graph, &context.pbr, SAMPLES);
     let surface = graph.add_surface_texture();
     state.tonemapping(&mut graph, &context.tonemapping, surface);
+    if let Some(hud) = overlays.hud {
+        hud(&mut graph, surface);
+    }
     graph.execute(&renderer, output, command_buffers, &ready);
 }
 

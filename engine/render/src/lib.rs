@@ -18,6 +18,7 @@ mod scene;
 pub use camera::CameraView;
 pub use context::{RenderContext, OUTPUT_FORMAT};
 pub use error::RenderError;
-pub use frame::{draw_frame, render_image, MAX_SIDE};
+pub use frame::{draw_frame, draw_frame_with_overlays, render_image, Overlays, MAX_SIDE};
 pub use image::{ImageDiff, RgbaImage};
+pub use readback::read_rgba8;
 pub use scene::{Scene, SUN_DIRECTION};
