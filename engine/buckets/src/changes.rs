@@ -60,16 +60,16 @@ impl BucketChanges {
 
     /// Drains `bucket`'s change log into an update, if it has anything to report.
     pub(crate) fn record(&mut self, key: BucketKey, bucket: &mut Bucket) {
+        if !bucket.has_changes() {
+            return;
+        }
         let first_run = self.dirty_runs.len();
         let reallocate_to = bucket.drain_changes(&mut self.dirty_runs);
-        let runs = first_run..self.dirty_runs.len();
-        if reallocate_to.is_some() || !runs.is_empty() {
-            self.updates.push(BucketUpdate {
-                key,
-                len: bucket.len(),
-                reallocate_to,
-                runs,
-            });
-        }
+        self.updates.push(BucketUpdate {
+            key,
+            len: bucket.len(),
+            reallocate_to,
+            runs: first_run..self.dirty_runs.len(),
+        });
     }
 }
