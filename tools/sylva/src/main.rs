@@ -6,6 +6,7 @@ mod files;
 mod paint;
 mod presets;
 mod replay;
+mod view;
 mod world;
 
 use std::path::PathBuf;
@@ -32,6 +33,8 @@ enum Command {
     Replay(replay::Args),
     /// Paint a scripted session with every preset at its landmark.
     Demo(demo::Args),
+    /// Open the viewer: paint presets in a window (scripted runs print a JSON summary).
+    View(Box<sylva_viewer::ViewArgs>),
     /// Print the JSON Schema of the preset format.
     Schema {
         /// Write it to this file instead of standard output.
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Paint(args) => paint::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::View(args) => view::run(&args),
         Command::Schema { out } => schema(out),
     };
     match result {

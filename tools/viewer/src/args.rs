@@ -77,6 +77,11 @@ pub struct ViewArgs {
 pub const DEFAULT_SESSION: &str = "out/viewer.session.ron";
 
 impl ViewArgs {
+    /// Scripted and screenshot runs end by themselves and report a JSON summary.
+    pub fn prints_summary(&self) -> bool {
+        self.script.is_some() || self.screenshot.is_some()
+    }
+
     pub fn workspace_options(&self) -> WorkspaceOptions {
         let terrain = match &self.heightmap {
             Some(path) => TerrainChoice::Heightmap {

@@ -30,7 +30,7 @@ fn main() -> ExitCode {
 
 fn run(args: &ViewArgs) -> anyhow::Result<()> {
     let summary = sylva_viewer::run(args).context("running the viewer")?;
-    if args.script.is_some() || args.screenshot.is_some() {
+    if args.prints_summary() {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     }
     Ok(())

@@ -745,3 +745,6 @@ fn session_relative(heightmap: &Path, session: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/")
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,401 @@
+//! The workspace with the repository's presets and catalog, and sources whose loads
+//! finish at once or only when a test lets them.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use glam::Vec2;
+use sylva_render::props::{AlphaMode, IndexWidth};
+use sylva_scatter::Editor;
+use sylva_terrain::Landmark;
+
+use super::*;
+use crate::loader::{LoadedProp, OwnedPart, PropGeometry};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn triangle() -> PropGeometry {
+    let mut vertices = Vec::new();
+    for p in [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+        for v in p.into_iter().chain([0.0, 1.0, 0.0, 0.0, 0.0]) {
+            vertices.extend_from_slice(&v.to_le_bytes());
+        }
+        vertices.extend_from_slice(&[255; 4]);
+    }
+    PropGeometry {
+        parts: vec![OwnedPart {
+            vertices,
+            lods: vec![vec![0, 0, 1, 0, 2, 0]; 3],
+            index_width: IndexWidth::U16,
+            base_color: [1.0; 4],
+            texture: None,
+            alpha: AlphaMode::Opaque,
+            double_sided: false,
+        }],
+    }
+}
+
+/// Loads wait until `open`; every call is counted.
+#[derive(Default)]
+struct Gate {
+    open: Mutex<bool>,
+    opened: Condvar,
+    calls: Mutex<Vec<String>>,
+}
+
+impl Gate {
+    fn opened() -> Arc<Self> {
+        let gate = Arc::new(Self::default());
+        gate.open();
+        gate
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap() = true;
+        self.opened.notify_all();
+    }
+
+    fn calls(&self) -> Vec<String> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+impl PropSource for Gate {
+    fn load(&self, id: &str) -> Result<LoadedProp, String> {
+        self.calls.lock().unwrap().push(id.to_owned());
+        let mut open = self.open.lock().unwrap();
+        while !*open {
+            open = self.opened.wait(open).unwrap();
+        }
+        Ok(LoadedProp {
+            geometry: triangle(),
+            revision: 1,
+        })
+    }
+}
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    workspace: Workspace,
+}
+
+fn options(dir: &Path) -> WorkspaceOptions {
+    WorkspaceOptions {
+        assets: repo().join("assets"),
+        presets: repo().join("presets"),
+        terrain: TerrainChoice::DefaultWorld,
+        session: dir.join("run.session.ron"),
+        continue_session: true,
+        seed: 11,
+    }
+}
+
+fn fixture(source: Arc<dyn PropSource>) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = Workspace::open(options(dir.path()), source).unwrap();
+    Fixture { dir, workspace }
+}
+
+/// A stroke of `dabs` dabs eastwards from `at`, a third of the radius apart (the
+/// pointer goes a hair further each time, so rounding never drops a dab).
+fn stroke(workspace: &mut Workspace, erase: bool, at: Vec2, dabs: usize) {
+    workspace.begin_stroke(erase);
+    let spacing = workspace.brush().radius / 3.0 * 1.001;
+    for i in 0..dabs {
+        workspace.stroke_to(at + Vec2::X * spacing * i as f32);
+    }
+    workspace.end_stroke();
+}
+
+fn wait_for_loads(workspace: &mut Workspace) -> Vec<Arrival> {
+    let mut arrivals = Vec::new();
+    for _ in 0..1000 {
+        arrivals.extend(workspace.poll_loads());
+        if workspace.loads_in_flight() == 0 {
+            return arrivals;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("loads did not finish");
+}
+
+fn placements(workspace: &Workspace) -> usize {
+    workspace.world().editor().painter().len()
+}
+
+#[test]
+fn picking_a_preset_preloads_every_prop_it_can_place() {
+    let gate = Gate::opened();
+    let mut f = fixture(gate.clone());
+    f.workspace.pick_preset_named("beach").unwrap();
+    let mut requested = gate.calls();
+    wait_for_loads(&mut f.workspace);
+    requested = gate.calls().into_iter().chain(requested).collect();
+    requested.sort();
+    requested.dedup();
+    // Beach picks pebbles, rocks, driftwood and grass: every prop of those categories.
+    let catalog = f.workspace.world().editor().catalog();
+    let mut expected: Vec<String> = ["pebble", "rock", "driftwood", "grass"]
+        .iter()
+        .flat_map(|c| catalog.category(c).unwrap().props.clone())
+        .map(|i| catalog.props()[i].id.to_string())
+        .collect();
+    expected.sort();
+    assert_eq!(requested, expected);
+    assert_eq!(
+        f.workspace.brush(),
+        f.workspace.active().unwrap().preset.brush
+    );
+}
+
+#[test]
+fn the_first_stroke_after_a_pick_never_waits_for_loads() {
+    let gate = Arc::new(Gate::default());
+    let mut f = fixture(gate.clone());
+    f.workspace.pick_preset_named("mixed_forest").unwrap();
+    // The loads are stuck behind the gate, yet the stroke paints at once.
+    stroke(&mut f.workspace, false, Landmark::Meadow.position(), 4);
+    let placed = placements(&f.workspace);
+    assert!(placed > 50, "{placed}");
+    let registry = f.workspace.world().registry();
+    assert_eq!(
+        registry.pending_len() as usize,
+        placed,
+        "reserved, not drawn yet"
+    );
+    let first = f.workspace.first_stroke_ms().values();
+    assert_eq!(first.len(), 1);
+    assert!(first[0] <= 4.0, "first dab took {} ms", first[0]);
+    // The stroke's props were in flight: it joined those loads instead of forking.
+    let counters = f.workspace.load_counters();
+    assert!(counters.joined > 0, "{counters:?}");
+    let calls = gate.calls();
+    let mut unique = calls.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(calls.len(), unique.len(), "one load per prop: {calls:?}");
+
+    gate.open();
+    let arrivals = wait_for_loads(&mut f.workspace);
+    assert!(!arrivals.is_empty());
+    assert_eq!(f.workspace.world().registry().pending_len(), 0);
+}
+
+#[test]
+fn painting_without_a_preset_explains_itself() {
+    let mut f = fixture(Gate::opened());
+    stroke(&mut f.workspace, false, Landmark::Meadow.position(), 2);
+    assert_eq!(placements(&f.workspace), 0);
+    assert!(f.workspace.errors()[0].contains("pick a preset"));
+    assert!(f
+        .workspace
+        .pick_preset_named("jungle")
+        .unwrap_err()
+        .to_string()
+        .contains("beach"));
+    assert!(f.workspace.pick_preset(99).is_err());
+}
+
+#[test]
+fn every_completed_stroke_is_autosaved() {
+    let mut f = fixture(Gate::opened());
+    f.workspace.pick_preset_named("meadow").unwrap();
+    stroke(&mut f.workspace, false, Landmark::Meadow.position(), 3);
+    let autosave = f.workspace.autosave().path().to_owned();
+    let saved = session_file::load(&autosave).unwrap();
+    assert_eq!(saved.events.len(), 1);
+    stroke(&mut f.workspace, true, Landmark::Meadow.position(), 2);
+    f.workspace.undo();
+    assert_eq!(session_file::load(&autosave).unwrap().events.len(), 3);
+    assert_eq!(f.workspace.autosave().writes(), 3);
+}
+
+#[test]
+fn erase_undo_and_redo_work_on_whole_strokes() {
+    let mut f = fixture(Gate::opened());
+    let at = Landmark::Meadow.position();
+    f.workspace.pick_preset_named("mixed_forest").unwrap();
+    stroke(&mut f.workspace, false, at, 4);
+    let painted = placements(&f.workspace);
+    f.workspace.set_radius(4.0);
+    stroke(&mut f.workspace, true, at, 3);
+    let erased = painted - placements(&f.workspace);
+    assert!(erased > 0);
+    assert_eq!(
+        f.workspace.last_stroke(),
+        Some(LastStroke::Erase {
+            removed: erased,
+            dabs: 3
+        })
+    );
+    f.workspace.undo();
+    assert_eq!(placements(&f.workspace), painted);
+    f.workspace.undo();
+    assert_eq!(placements(&f.workspace), 0);
+    f.workspace.redo();
+    assert_eq!(placements(&f.workspace), painted);
+    assert_eq!(f.workspace.world().registry().len() as usize, painted);
+}
+
+#[test]
+fn a_saved_session_replays_to_the_same_placements() {
+    let mut f = fixture(Gate::opened());
+    f.workspace.pick_preset_named("mixed_forest").unwrap();
+    stroke(&mut f.workspace, false, Landmark::Meadow.position(), 4);
+    f.workspace.pick_preset_named("cliff_and_scree").unwrap();
+    stroke(&mut f.workspace, false, Landmark::Cliff.position(), 3);
+    stroke(&mut f.workspace, true, Landmark::Meadow.position(), 1);
+    f.workspace.undo();
+    let path = f.workspace.save(None).unwrap();
+    let session = session_file::load(&path).unwrap();
+    let (editor, _) = Editor::replay(&session, &sylva_terrain::default_world()).unwrap();
+    let painter = f.workspace.world().editor().painter();
+    assert_eq!(editor.painter().len(), painter.len());
+    assert_eq!(editor.painter().digest(), painter.digest());
+}
+
+#[test]
+fn a_continued_session_picks_up_where_it_was_saved() {
+    let gate = Gate::opened();
+    let mut f = fixture(gate.clone());
+    f.workspace.pick_preset_named("meadow").unwrap();
+    stroke(&mut f.workspace, false, Landmark::Meadow.position(), 3);
+    f.workspace.save(None).unwrap();
+    let digest = f.workspace.world().editor().painter().digest();
+
+    let reopened = Workspace::open(options(f.dir.path()), gate.clone()).unwrap();
+    assert_eq!(reopened.world().editor().painter().digest(), digest);
+    assert!(reopened.loads_in_flight() > 0 || reopened.load_counters().started > 0);
+
+    // Ctrl+O: strokes since the save are dropped and GPU mirrors start over.
+    stroke(
+        &mut f.workspace,
+        false,
+        Landmark::Meadow.position() + Vec2::Y * 30.0,
+        3,
+    );
+    assert_ne!(f.workspace.world().editor().painter().digest(), digest);
+    f.workspace.load().unwrap();
+    assert_eq!(f.workspace.world().editor().painter().digest(), digest);
+    assert_eq!(f.workspace.generation(), 1);
+}
+
+#[test]
+fn an_edited_preset_paints_as_a_new_version_and_a_broken_edit_keeps_the_old() {
+    let dir = tempfile::tempdir().unwrap();
+    let presets = dir.path().join("presets");
+    std::fs::create_dir(&presets).unwrap();
+    let original = std::fs::read_to_string(repo().join("presets/meadow.ron")).unwrap();
+    std::fs::write(presets.join("meadow.ron"), &original).unwrap();
+    let mut options = options(dir.path());
+    options.presets = presets.clone();
+    let mut workspace = Workspace::open(options, Gate::opened()).unwrap();
+    workspace.pick_preset_named("meadow").unwrap();
+    stroke(&mut workspace, false, Landmark::Meadow.position(), 1);
+
+    let edited = original.replace("name: \"Meadow\"", "name: \"Meadow, edited\"");
+    assert_ne!(edited, original);
+    std::fs::write(presets.join("meadow.ron"), &edited).unwrap();
+    bump_mtime(&presets.join("meadow.ron"));
+    workspace.rescan_presets();
+    stroke(
+        &mut workspace,
+        false,
+        Landmark::Meadow.position() + Vec2::Y * 40.0,
+        1,
+    );
+    assert_eq!(workspace.active().unwrap().session_name, "meadow#2");
+    let names: Vec<&String> = workspace
+        .world()
+        .editor()
+        .session()
+        .presets
+        .keys()
+        .collect();
+    assert_eq!(names, ["meadow", "meadow#2"]);
+
+    std::fs::write(presets.join("meadow.ron"), "(name: ").unwrap();
+    bump_mtime(&presets.join("meadow.ron"));
+    workspace.rescan_presets();
+    assert!(workspace.errors().iter().any(|e| e.contains("meadow.ron")));
+    stroke(
+        &mut workspace,
+        false,
+        Landmark::Meadow.position() - Vec2::Y * 40.0,
+        1,
+    );
+    assert_eq!(workspace.active().unwrap().session_name, "meadow#2");
+}
+
+fn bump_mtime(path: &Path) {
+    let later = std::time::SystemTime::now() + Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+}
+
+#[test]
+fn the_cursor_is_green_where_the_preset_fires_and_red_where_it_cannot() {
+    let mut f = fixture(Gate::opened());
+    f.workspace.pick_preset_named("mixed_forest").unwrap();
+    let above = |at: Vec2| Ray {
+        origin: glam::Vec3::new(at.x, 300.0, at.y),
+        direction: glam::Vec3::NEG_Y,
+    };
+    f.workspace
+        .cast_pointer(&above(Landmark::Meadow.position()));
+    let markers = f.workspace.cursor_markers(false);
+    assert!(markers.iter().all(|m| m.tint == Tint::Fires));
+    f.workspace.cast_pointer(&above(Landmark::Cliff.position()));
+    let markers = f.workspace.cursor_markers(false);
+    assert!(markers.iter().any(|m| m.tint == Tint::Idle));
+    assert!(f
+        .workspace
+        .cursor_markers(true)
+        .iter()
+        .all(|m| m.tint == Tint::Erase));
+    assert_eq!(f.workspace.raycast_micros().values().len(), 2);
+}
+
+#[test]
+fn a_hud_model_describes_the_workspace() {
+    use crate::camera::CameraMode;
+    use crate::hud::{FrameFigures, HudModel};
+    let mut f = fixture(Gate::opened());
+    f.workspace.pick_preset_named("cliff_and_scree").unwrap();
+    stroke(&mut f.workspace, false, Landmark::Cliff.position(), 2);
+    wait_for_loads(&mut f.workspace);
+    let model = HudModel::build(
+        &f.workspace,
+        &FrameFigures {
+            draw: &Default::default(),
+            clock: &Default::default(),
+            camera: CameraMode::Orbit,
+            erase_mode: false,
+        },
+    );
+    assert!(
+        model.brush.starts_with("Cliff and Scree · paint"),
+        "{}",
+        model.brush
+    );
+    assert!(model.stroke[0].starts_with("placed "), "{:?}", model.stroke);
+    let active: Vec<&str> = model
+        .presets
+        .iter()
+        .filter(|p| p.active)
+        .map(|p| p.stem.as_str())
+        .collect();
+    assert_eq!(active, ["cliff_and_scree"]);
+    assert!(
+        model.props.iter().all(|p| p.status == "r1"),
+        "{:?}",
+        model.props
+    );
+    assert!(model.timing[0].contains("first stroke after a pick"));
+}
