@@ -35,3 +35,57 @@ pub fn preset(stem: &str) -> Preset {
     let text = std::fs::read_to_string(&path).unwrap();
     Preset::parse(&text, &path.display().to_string()).unwrap()
 }
+
+/// A file of the glTF test corpus (`tests/data/gltf`).
+pub fn gltf_file(name: &str) -> PathBuf {
+    repo().join("tests/data/gltf").join(name)
+}
+
+/// A temporary assets folder: a catalog naming `categories` (each its own family) and
+/// copies of corpus files, `(category, corpus file)`.
+pub fn temp_assets(categories: &[&str], files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let entries: Vec<String> = categories
+        .iter()
+        .map(|c| format!("{c:?}: (family: {c:?})"))
+        .collect();
+    std::fs::write(
+        dir.path().join("catalog.ron"),
+        format!("(categories: {{ {} }})", entries.join(", ")),
+    )
+    .unwrap();
+    for (category, file) in files {
+        add_file(dir.path(), category, file);
+    }
+    dir
+}
+
+/// Copies corpus file `file` into `<assets>/<category>/`.
+pub fn add_file(assets: &std::path::Path, category: &str, file: &str) {
+    let folder = assets.join(category);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(gltf_file(file), folder.join(file)).unwrap();
+}
+
+/// A session of the shipped presets around the meadow, the lake and the beach with
+/// over 3,221 instances (the prototype's multi-stroke session).
+pub fn paint_busy_session(world: &mut sylva::world::World) {
+    use glam::Vec2;
+    use sylva::terrain::Landmark;
+    for (stem, landmark, offset, dabs) in [
+        ("mixed_forest", Landmark::Meadow, Vec2::ZERO, 6),
+        ("meadow", Landmark::Meadow, Vec2::new(0.0, -24.0), 5),
+        ("lake_shore", Landmark::Lake, Vec2::ZERO, 4),
+        ("mixed_forest", Landmark::Lake, Vec2::new(18.0, 12.0), 3),
+        ("beach", Landmark::Beach, Vec2::new(-10.0, 0.0), 4),
+    ] {
+        let preset = preset(stem);
+        let brush = preset.brush;
+        let name = world.use_preset(stem, preset).unwrap();
+        world.begin_paint(&name, brush).unwrap();
+        for step in 0..dabs {
+            world.dab(landmark.position() + offset + Vec2::new(5.0 * step as f32, 0.0)).unwrap();
+        }
+        world.end_stroke();
+    }
+}

@@ -59,17 +59,16 @@ impl BucketChanges {
     }
 
     /// Drains `bucket`'s change log into an update, if it has anything to report.
+    /// Called for buckets whose [`Bucket::has_changes`] holds.
     pub(crate) fn record(&mut self, key: BucketKey, bucket: &mut Bucket) {
-        if !bucket.has_changes() {
-            return;
-        }
         let first_run = self.dirty_runs.len();
         let reallocate_to = bucket.drain_changes(&mut self.dirty_runs);
+        let runs = first_run..self.dirty_runs.len();
         self.updates.push(BucketUpdate {
             key,
             len: bucket.len(),
             reallocate_to,
-            runs: first_run..self.dirty_runs.len(),
+            runs,
         });
     }
 }

@@ -82,6 +82,8 @@ struct Model {
 #[derive(Default)]
 struct Mirror {
     buffers: HashMap<BucketKey, Vec<Mat4>>,
+    /// The instance count each buffer draws: what an update last said.
+    lens: HashMap<BucketKey, u32>,
 }
 
 /// What a mirror holds in slots it was never told about: never a valid transform.
@@ -91,12 +93,14 @@ impl Mirror {
     fn apply(&mut self, changes: &BucketChanges, registry: &PlacementRegistry) {
         for key in changes.removed() {
             self.buffers.remove(key);
+            self.lens.remove(key);
         }
         for update in changes.updates() {
             let bucket = registry
                 .bucket(update.key)
                 .expect("updates name live buckets");
             assert_eq!(update.len, bucket.len());
+            self.lens.insert(update.key, update.len);
             let buffer = self.buffers.entry(update.key).or_default();
             if let Some(capacity) = update.reallocate_to {
                 assert_eq!(capacity, bucket.capacity());
@@ -124,6 +128,11 @@ impl Mirror {
                 continue;
             };
             assert_eq!(buffer.len(), bucket.capacity() as usize, "{key:?} capacity");
+            assert_eq!(
+                self.lens.get(&key).copied().unwrap_or(0),
+                bucket.len(),
+                "{key:?} live count"
+            );
             for (slot, (mirrored, live)) in buffer.iter().zip(bucket.transforms()).enumerate() {
                 assert_eq!(bits(mirrored), bits(live), "{key:?} slot {slot}");
             }

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::bake::BakeOverride;
 use crate::parse::{parse, Format, ParseError};
 
 /// `assets/catalog.ron` as written by hand.
@@ -26,6 +27,9 @@ pub struct CategoryEntry {
     /// Uniform scale range of the category's props, multiplied with the pick's.
     #[serde(default)]
     pub scale: ScaleRange,
+    /// Bake settings of the category's props.
+    #[serde(default, skip_serializing_if = "BakeOverride::is_empty")]
+    pub bake: BakeOverride,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -37,6 +41,9 @@ pub struct PropOverride {
     /// Relative chance of this prop within its category (default 1).
     #[serde(default)]
     pub weight: Option<f32>,
+    /// Bake settings of this prop, over its category's.
+    #[serde(default, skip_serializing_if = "BakeOverride::is_empty")]
+    pub bake: BakeOverride,
 }
 
 /// An inclusive range of uniform scale factors, `(min, max)`.
@@ -110,6 +117,9 @@ impl CatalogFile {
                     ),
                 ));
             }
+            if let Some((field, message)) = category.bake.problem() {
+                return Err((format!("categories.{name}.bake.{field}"), message));
+            }
         }
         for (id, o) in &self.props {
             if let Some(scale) = o.scale.filter(|s| !s.is_valid()) {
@@ -123,6 +133,9 @@ impl CatalogFile {
                     format!("props.{id}.weight"),
                     format!("{weight} is not a finite weight ≥ 0"),
                 ));
+            }
+            if let Some((field, message)) = o.bake.problem() {
+                return Err((format!("props.{id}.bake.{field}"), message));
             }
         }
         Ok(())
@@ -157,6 +170,36 @@ mod tests {
         };
         assert_eq!(err.path, "categories.rock.colour");
         assert!(err.to_string().starts_with("catalog.ron:1:"), "{err}");
+    }
+
+    #[test]
+    fn bake_overrides_parse_per_category_and_prop() {
+        let text = r#"(
+            categories: { "grass": (family: "g", bake: (lock_border: Some(false))) },
+            props: { "grass/tuft": (bake: (
+                levels: Some([(ratio: 0.4, max_error: 0.05)]),
+                parts: { "blade": (lock_border: Some(true)) },
+            )) },
+        )"#;
+        let file = CatalogFile::from_ron(text, "c.ron").unwrap();
+        assert_eq!(file.categories["grass"].bake.lock_border, Some(false));
+        let tuft = &file.props["grass/tuft"].bake;
+        assert_eq!(tuft.levels.as_ref().unwrap()[0].ratio, 0.4);
+        assert_eq!(tuft.parts["blade"].lock_border, Some(true));
+    }
+
+    #[test]
+    fn levels_must_get_coarser() {
+        let text = r#"(categories: { "rock": (family: "rock", bake: (levels: Some([
+            (ratio: 0.5, max_error: 0.01), (ratio: 0.6, max_error: 0.01),
+        ]))) })"#;
+        let err = CatalogFile::from_ron(text, "c.ron").unwrap_err();
+        assert!(
+            matches!(&err, CatalogFileError::Invalid { path, .. } if path == "categories.rock.bake.levels[1].ratio"),
+            "{err}"
+        );
+        let unknown = r#"(categories: { "rock": (family: "rock", bake: (lod: 3)) })"#;
+        assert!(CatalogFile::from_ron(unknown, "c.ron").is_err());
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //! Parsing and resolving are pure; [`folder::read_snapshot`] is the one function that
 //! reads an assets folder from disk.
 
+mod bake;
 mod file;
 pub mod folder;
 pub mod parse;
 mod resolved;
 
+pub use bake::{BakeOverride, LodLevel, PartBakeOverride, MAX_LOD_LEVELS};
 pub use file::{CatalogFile, CatalogFileError, CategoryEntry, PropOverride, ScaleRange};
 pub use resolved::{
     Catalog, CatalogError, CatalogSnapshot, Category, Prop, Resolution, PROP_EXTENSIONS,

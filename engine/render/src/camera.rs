@@ -1,5 +1,6 @@
 use glam::{Mat4, Vec3};
 use rend3::types::{Camera, CameraProjection};
+use sylva_terrain::{Landmark, Terrain};
 
 use crate::convert;
 
@@ -22,6 +23,30 @@ impl CameraView {
             target,
             vfov: 55.0,
         }
+    }
+
+    /// The whole default-sized world from high in the south.
+    pub fn overview(terrain: &Terrain) -> Self {
+        let size = terrain.size();
+        let target = Vec3::new(0.0, 0.0, -0.05 * size.y);
+        Self::new(Vec3::new(0.0, 0.55 * size.y, -0.85 * size.y), target)
+    }
+
+    /// A close-up of a landmark of the default world, from the side that shows what
+    /// grows there (the cliff face looks west, the shores look at the water).
+    pub fn landmark(terrain: &Terrain, landmark: Landmark) -> Self {
+        let at = landmark.position();
+        let target = Vec3::new(at.x, terrain.sample_height(at.x, at.y), at.y);
+        let offset = match landmark {
+            Landmark::Cliff => Vec3::new(-34.0, 10.0, -12.0),
+            Landmark::Beach => Vec3::new(-14.0, 9.0, -26.0),
+            Landmark::Lake => Vec3::new(-26.0, 9.0, -16.0),
+            Landmark::Meadow | Landmark::Mountains => Vec3::new(-20.0, 13.0, -28.0),
+        };
+        // Never below the ground at the eye.
+        let mut eye = target + offset;
+        eye.y = eye.y.max(terrain.sample_height(eye.x, eye.z) + 2.0);
+        Self::new(eye, target)
     }
 
     /// The world-to-view matrix of sylva's left-handed, y-up frame.

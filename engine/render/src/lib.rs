@@ -13,6 +13,7 @@ mod frame;
 mod image;
 pub mod props;
 mod readback;
+pub mod reference;
 mod scene;
 
 pub use camera::CameraView;
@@ -21,4 +22,5 @@ pub use error::RenderError;
 pub use frame::{draw_frame, draw_frame_with_overlays, render_image, Overlays, MAX_SIDE};
 pub use image::{ImageDiff, RgbaImage};
 pub use readback::read_rgba8;
+pub use rend3::util::output::OutputFrame;
 pub use scene::{Scene, SUN_DIRECTION};

@@ -17,13 +17,13 @@ use crate::context::RenderContext;
 use crate::convert;
 use crate::error::RenderError;
 
-/// Direction the sunlight travels: from the east-south-east, 40° up, so shadows fall
-/// sideways in views from the south.
-pub const SUN_DIRECTION: Vec3 = Vec3::new(-0.65, -0.6, 0.3);
+/// Direction the sunlight travels: from the west-south-west, 40° up, so shadows fall
+/// sideways in views from the south and the eastern cliff's west face is lit.
+pub const SUN_DIRECTION: Vec3 = Vec3::new(0.65, -0.6, 0.3);
 
 /// The rend3-side world. Dropping it removes the terrain, sun and sky.
 pub struct Scene {
-    _terrain: (MeshHandle, MaterialHandle, ObjectHandle),
+    _terrain: (MaterialHandle, Vec<(MeshHandle, ObjectHandle)>),
     sun: DirectionalLightHandle,
     _sky: TextureHandle,
 }
@@ -67,34 +67,14 @@ impl Scene {
 const MIN_SHADOW_DISTANCE: f32 = 120.0;
 const MAX_SHADOW_DISTANCE: f32 = 1600.0;
 
+/// Grid cells per side of a terrain chunk: rend3 culls chunks the camera and the sun
+/// cannot see, so a close-up draws a fraction of the 131,072 triangles.
+const TERRAIN_CHUNK_CELLS: usize = 32;
+
 fn add_terrain(
     renderer: &Renderer,
     terrain: &Terrain,
-) -> Result<(MeshHandle, MaterialHandle, ObjectHandle), RenderError> {
-    let mesh = terrain.mesh();
-    let positions = mesh.positions.iter().map(|&p| g20::Vec3::from(p)).collect();
-    let normals = mesh.normals.iter().map(|&n| g20::Vec3::from(n)).collect();
-    let colors = mesh
-        .colors
-        .iter()
-        .map(|&[r, g, b, a]| {
-            [
-                srgb_byte(r),
-                srgb_byte(g),
-                srgb_byte(b),
-                (a * 255.0).round() as u8,
-            ]
-        })
-        .collect();
-    let mesh = MeshBuilder::new(positions, rend3::types::Handedness::Left)
-        .with_vertex_normals(normals)
-        .with_vertex_colors(colors)
-        .with_indices(mesh.indices)
-        .build()
-        .map_err(|e| RenderError::TerrainMesh {
-            reason: e.to_string(),
-        })?;
-    let mesh = renderer.add_mesh(mesh);
+) -> Result<(MaterialHandle, Vec<(MeshHandle, ObjectHandle)>), RenderError> {
     let material = renderer.add_material(PbrMaterial {
         albedo: AlbedoComponent::Vertex { srgb: true },
         roughness_factor: Some(0.95),
@@ -102,12 +82,33 @@ fn add_terrain(
         reflectance: rend3_routine::pbr::MaterialComponent::Value(0.2),
         ..PbrMaterial::default()
     });
-    let object = renderer.add_object(Object {
-        mesh_kind: ObjectMeshKind::Static(mesh.clone()),
-        material: material.clone(),
-        transform: g20::Mat4::IDENTITY,
-    });
-    Ok((mesh, material, object))
+    let chunks = terrain
+        .mesh_chunks(TERRAIN_CHUNK_CELLS)
+        .into_iter()
+        .map(|chunk| {
+            let positions = chunk.positions.iter().map(|&p| g20::Vec3::from(p)).collect();
+            let normals = chunk.normals.iter().map(|&n| g20::Vec3::from(n)).collect();
+            let colors = chunk
+                .colors
+                .iter()
+                .map(|&[r, g, b, a]| [srgb_byte(r), srgb_byte(g), srgb_byte(b), (a * 255.0).round() as u8])
+                .collect();
+            let mesh = MeshBuilder::new(positions, rend3::types::Handedness::Left)
+                .with_vertex_normals(normals)
+                .with_vertex_colors(colors)
+                .with_indices(chunk.indices)
+                .build()
+                .map_err(|e| RenderError::Mesh { reason: e.to_string() })?;
+            let mesh = renderer.add_mesh(mesh);
+            let object = renderer.add_object(Object {
+                mesh_kind: ObjectMeshKind::Static(mesh.clone()),
+                material: material.clone(),
+                transform: g20::Mat4::IDENTITY,
+            });
+            Ok((mesh, object))
+        })
+        .collect::<Result<_, RenderError>>()?;
+    Ok((material, chunks))
 }
 
 /// Linear `[0, 1]` to an sRGB-encoded byte.

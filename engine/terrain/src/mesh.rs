@@ -28,15 +28,35 @@ impl TerrainMesh {
 impl Terrain {
     /// Builds the render and reference mesh of this terrain.
     pub fn mesh(&self) -> TerrainMesh {
-        let (columns, rows) = (self.columns(), self.rows());
+        self.mesh_of_cells(0..self.columns() - 1, 0..self.rows() - 1)
+    }
+
+    /// The terrain cut into square chunks of `cells` × `cells` grid cells (smaller at the
+    /// far edges), so a renderer can cull what the camera and the sun do not see. Chunks
+    /// repeat the samples on their shared edges; normals come from the whole terrain, so
+    /// the seams do not show.
+    pub fn mesh_chunks(&self, cells: usize) -> Vec<TerrainMesh> {
+        let cells = cells.max(1);
+        let (columns, rows) = (self.columns() - 1, self.rows() - 1);
+        (0..rows)
+            .step_by(cells)
+            .flat_map(|r| (0..columns).step_by(cells).map(move |c| (c, r)))
+            .map(|(c, r)| self.mesh_of_cells(c..(c + cells).min(columns), r..(r + cells).min(rows)))
+            .collect()
+    }
+
+    /// The mesh of the grid cells in `columns` × `rows` (cell `(c, r)` spans samples
+    /// `c..=c + 1`, `r..=r + 1`).
+    fn mesh_of_cells(&self, columns: std::ops::Range<usize>, rows: std::ops::Range<usize>) -> TerrainMesh {
+        let (width, height) = (columns.len() + 1, rows.len() + 1);
         let mut mesh = TerrainMesh {
-            positions: Vec::with_capacity(columns * rows),
-            normals: Vec::with_capacity(columns * rows),
-            colors: Vec::with_capacity(columns * rows),
-            indices: Vec::with_capacity((columns - 1) * (rows - 1) * 6),
+            positions: Vec::with_capacity(width * height),
+            normals: Vec::with_capacity(width * height),
+            colors: Vec::with_capacity(width * height),
+            indices: Vec::with_capacity(columns.len() * rows.len() * 6),
         };
-        for row in 0..rows {
-            for column in 0..columns {
+        for row in rows.start..=rows.end {
+            for column in columns.start..=columns.end {
                 let p = self.sample_position(column, row);
                 let slope = self.slope(p.x, p.z);
                 let [r, g, b] = classify(p.y, slope, self.water_level()).color();
@@ -45,11 +65,11 @@ impl Terrain {
                 mesh.colors.push([r, g, b, 1.0]);
             }
         }
-        let columns = columns as u32;
-        for row in 0..rows as u32 - 1 {
-            for column in 0..columns - 1 {
-                let a = row * columns + column;
-                let (b, c, d) = (a + 1, a + columns, a + columns + 1);
+        let width = width as u32;
+        for row in 0..rows.len() as u32 {
+            for column in 0..width - 1 {
+                let a = row * width + column;
+                let (b, c, d) = (a + 1, a + width, a + width + 1);
                 // Seen from +y with x right and z up the page, a→c→b is counter-clockwise.
                 mesh.indices.extend_from_slice(&[a, c, b, b, c, d]);
             }
@@ -60,6 +80,7 @@ impl Terrain {
 
 #[cfg(test)]
 mod tests {
+    use super::TerrainMesh;
     use crate::default_world;
 
     #[test]
@@ -67,6 +88,18 @@ mod tests {
         let mesh = default_world().mesh();
         assert_eq!(mesh.triangle_count(), 131_072);
         assert_eq!(mesh.positions.len(), 257 * 257);
+    }
+
+    #[test]
+    fn chunks_cover_every_triangle_once() {
+        let terrain = default_world();
+        let chunks = terrain.mesh_chunks(32);
+        assert_eq!(chunks.len(), 64);
+        let triangles: usize = chunks.iter().map(TerrainMesh::triangle_count).sum();
+        assert_eq!(triangles, 131_072);
+        let whole = terrain.mesh();
+        let corner = chunks.last().unwrap().positions.last().copied();
+        assert_eq!(corner, whole.positions.last().copied());
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! The scripted demo session: every shipped preset painted where it belongs.
+//! The demo: bake the bundled props (if the cache is not current), paint a scripted
+//! session with every shipped preset where it belongs, render an overview and a
+//! close-up of every landmark, and print bake, stroke, bucket and frame statistics.
 
 use std::path::PathBuf;
 
@@ -7,33 +9,97 @@ use glam::Vec2;
 use sylva_scatter::{Editor, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP};
 use sylva_terrain::{default_world, Landmark};
 
-use crate::{assets, files, presets};
+use std::time::Instant;
+
+use sylva_bake::{bake_folder, BakeOptions};
+use sylva_cache::CacheDir;
+use sylva_render::CameraView;
+
+use crate::{assets, bake, files, presets, render, show};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Folder for the session journal (and, later, renders).
+    /// Folder for the session journal and the rendered PNGs.
     #[arg(long, default_value = "out")]
     out: PathBuf,
     #[arg(long, default_value = "assets")]
     assets: PathBuf,
+    #[arg(long, default_value = "cache")]
+    cache: PathBuf,
     #[arg(long, default_value = "presets")]
     presets: PathBuf,
     #[arg(long, default_value_t = 2024)]
     seed: u32,
+    /// Size of the rendered frames.
+    #[arg(long, default_value_t = 960)]
+    width: u32,
+    #[arg(long, default_value_t = 540)]
+    height: u32,
 }
 
-/// Each preset file stem, the landmark it is painted at and the stroke's direction:
-/// five dabs 3 m apart along it.
-const SCRIPT: [(&str, Landmark, Vec2); 6] = [
-    ("mixed_forest", Landmark::Meadow, Vec2::new(1.0, 0.0)),
-    ("mixed_forest", Landmark::Mountains, Vec2::new(1.0, 0.0)),
-    ("meadow", Landmark::Meadow, Vec2::new(0.0, -1.0)),
-    ("cliff_and_scree", Landmark::Cliff, Vec2::new(0.0, 1.0)),
-    ("beach", Landmark::Beach, Vec2::new(1.0, 0.0)),
-    ("lake_shore", Landmark::Lake, Vec2::new(0.0, 1.0)),
+/// One scripted stroke: a preset file stem, the landmark it belongs to, where the
+/// stroke starts relative to the landmark, and the step between its dabs (metres).
+struct Stroke {
+    preset: &'static str,
+    landmark: Landmark,
+    start: Vec2,
+    step: Vec2,
+    dabs: u32,
+}
+
+const fn stroke(
+    preset: &'static str,
+    landmark: Landmark,
+    start: [f32; 2],
+    step: [f32; 2],
+    dabs: u32,
+) -> Stroke {
+    Stroke {
+        preset,
+        landmark,
+        start: Vec2::new(start[0], start[1]),
+        step: Vec2::new(step[0], step[1]),
+        dabs,
+    }
+}
+
+/// Every preset where it belongs, staying under the 2,500-placement cap.
+const SCRIPT: [Stroke; 7] = [
+    stroke("mixed_forest", Landmark::Meadow, [-8.0, 0.0], [5.0, 1.0], 4),
+    stroke("meadow", Landmark::Meadow, [-12.0, -22.0], [6.0, 0.0], 4),
+    stroke(
+        "mixed_forest",
+        Landmark::Mountains,
+        [-6.0, 0.0],
+        [6.0, 0.0],
+        3,
+    ),
+    stroke(
+        "cliff_and_scree",
+        Landmark::Cliff,
+        [0.0, -10.0],
+        [0.0, 6.0],
+        4,
+    ),
+    stroke("beach", Landmark::Beach, [-12.0, 0.0], [6.0, 0.0], 5),
+    stroke("lake_shore", Landmark::Lake, [0.0, -10.0], [-1.0, 6.0], 4),
+    stroke("mixed_forest", Landmark::Lake, [16.0, 10.0], [0.0, 0.0], 1),
 ];
 
 pub fn run(args: Args) -> Result<()> {
+    let cache = CacheDir::new(&args.cache);
+    let started = Instant::now();
+    let baked = bake_folder(&args.assets, &cache, &BakeOptions::default())?;
+    bake::print_report(&baked);
+    println!(
+        "bake: {} baked, {} current, {} failed in {} ms",
+        baked.baked(),
+        baked.current(),
+        baked.failed(),
+        started.elapsed().as_millis()
+    );
+    bake::fail_on_broken(&baked)?;
+
     let terrain = default_world();
     let session = Session::new(
         args.seed,
@@ -44,19 +110,22 @@ pub fn run(args: Args) -> Result<()> {
     assets::resolve(&session.catalog)?;
     let mut editor = Editor::new(&session)?;
     let mut total = StrokeReport::default();
-    for (stem, landmark, direction) in SCRIPT {
-        let path = args.presets.join(format!("{stem}.ron"));
+    for stroke in &SCRIPT {
+        let path = args.presets.join(format!("{}.ron", stroke.preset));
         let preset = presets::load(&path)?;
         let brush = preset.brush;
-        let name = editor.use_preset(stem, preset.clone())?;
+        let name = editor.use_preset(stroke.preset, preset.clone())?;
         editor.begin_paint(&name, brush)?;
-        // Start one brush radius before the landmark so the stroke is centred on it.
-        let start = landmark.position() - direction * 6.0;
-        for step in 0..5 {
-            editor.dab(&terrain, start + direction * (3.0 * step as f32))?;
+        let start = stroke.landmark.position() + stroke.start;
+        for dab in 0..stroke.dabs {
+            editor.dab(&terrain, start + stroke.step * dab as f32)?;
         }
         let report = editor.end_stroke().context("the stroke was open")?;
-        println!("{:<16} at {:<9} {report}", preset.name, landmark.name());
+        println!(
+            "{:<16} at {:<9} {report}",
+            preset.name,
+            stroke.landmark.name()
+        );
         total += report;
     }
     println!("{:<16} {:<12} {total}", "session", "");
@@ -68,5 +137,28 @@ pub fn run(args: Args) -> Result<()> {
     let journal = args.out.join("demo.session.ron");
     files::write_atomically(&journal, editor.session().to_ron().as_bytes())?;
     println!("session journal: {}", journal.display());
+
+    let (mut runtime, loaded) = show::open(terrain.clone(), editor.session(), &cache)?;
+    println!("loaded {} baked props", loaded.loaded.len());
+    let size = (args.width, args.height);
+    let overview = render::render(
+        &mut runtime,
+        CameraView::overview(&terrain),
+        0,
+        &args.out.join("overview.png"),
+        size,
+    )?;
+    render::print_frame(&overview);
+    for (frame, landmark) in (1..).zip(Landmark::ALL) {
+        let path = args.out.join(format!("{}.png", landmark.name()));
+        let stats = render::render(
+            &mut runtime,
+            CameraView::landmark(&terrain, landmark),
+            frame,
+            &path,
+            size,
+        )?;
+        render::print_frame(&stats);
+    }
     Ok(())
 }

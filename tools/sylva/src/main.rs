@@ -1,12 +1,17 @@
 //! `sylva`: the command line of the sylva prop scatterer.
 
 mod assets;
+mod bake;
+mod check;
 mod demo;
 mod files;
 mod paint;
 mod presets;
+mod render;
 mod replay;
+mod show;
 mod view;
+mod watch;
 mod world;
 
 use std::path::PathBuf;
@@ -31,8 +36,16 @@ enum Command {
     Paint(paint::Args),
     /// Replay a session journal and print its placement count and digest.
     Replay(replay::Args),
-    /// Paint a scripted session with every preset at its landmark.
+    /// Bake, paint a scripted session with every preset at its landmark, render it.
     Demo(demo::Args),
+    /// Draw a session offscreen to PNG and print the frame statistics.
+    Render(render::Args),
+    /// Bake the props of the assets folder into LOD chains in the cache folder.
+    Bake(bake::Args),
+    /// Bake on every change to the assets folder.
+    Watch(watch::Args),
+    /// Exit 0 only if the cache is current and a fresh bake reproduces it exactly.
+    Check(check::Args),
     /// Open the viewer: paint presets in a window (scripted runs print a JSON summary).
     View(Box<sylva_viewer::ViewArgs>),
     /// Print the JSON Schema of the preset format.
@@ -49,6 +62,10 @@ fn main() -> ExitCode {
         Command::Paint(args) => paint::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Demo(args) => demo::run(args),
+        Command::Render(args) => render::run(args),
+        Command::Bake(args) => bake::run(args),
+        Command::Watch(args) => watch::run(args),
+        Command::Check(args) => check::run(args),
         Command::View(args) => view::run(&args),
         Command::Schema { out } => schema(out),
     };

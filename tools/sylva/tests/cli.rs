@@ -153,3 +153,111 @@ fn a_missing_session_file_is_a_clear_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("/nonexistent/session.ron"), "{stderr}");
 }
+
+/// An assets folder with a box prop and a broken prop, from the glTF test files.
+fn assets_with_a_broken_prop(name: &str) -> PathBuf {
+    let dir = temp_dir(name);
+    let assets = dir.join("assets");
+    std::fs::create_dir_all(assets.join("rock")).unwrap();
+    std::fs::write(
+        assets.join("catalog.ron"),
+        r#"(categories: { "rock": (family: "rock") })"#,
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("tests/data/gltf/Box.glb"),
+        assets.join("rock/box.glb"),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("tests/data/broken/huge_count.gltf"),
+        assets.join("rock/huge.gltf"),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn bake_reports_a_broken_asset_with_its_reason_and_still_bakes_the_rest() {
+    let dir = assets_with_a_broken_prop("bake-broken");
+    let (assets, cache) = (dir.join("assets"), dir.join("cache"));
+    let args = [
+        "bake",
+        "--assets",
+        assets.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+    ];
+    let output = sylva(&args);
+    assert!(!output.status.success());
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        out.contains("FAILED   rock/huge.gltf: accessors[0].count: 2147483648 elements exceed"),
+        "{out}"
+    );
+    assert!(out.contains("baked    rock/box.glb: 1 parts"), "{out}");
+    assert!(out.contains("triangles per LOD 12 / 12 / 12"), "{out}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("1 of 2 assets did not bake"));
+}
+
+#[test]
+fn bake_json_reports_parts_triangles_vertices_bytes_and_stages() {
+    let dir = assets_with_a_broken_prop("bake-json");
+    std::fs::remove_file(dir.join("assets/rock/huge.gltf")).unwrap();
+    let (assets, cache) = (dir.join("assets"), dir.join("cache"));
+    let args = [
+        "bake",
+        "--assets",
+        assets.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+        "--json",
+    ];
+    let report: serde_json::Value = serde_json::from_str(&stdout(&sylva(&args))).unwrap();
+    let asset = &report["assets"][0];
+    assert_eq!(asset["status"], "baked");
+    assert_eq!(
+        asset["summary"]["parts"][0]["triangles"],
+        serde_json::json!([12, 12, 12])
+    );
+    assert_eq!(asset["summary"]["parts"][0]["vertices"], 24);
+    assert!(asset["summary"]["bytes"].as_u64().unwrap() > 24 * 36);
+    assert_eq!(asset["stages"][0]["weld"]["vertices_in"], 24);
+    let warm: serde_json::Value = serde_json::from_str(&stdout(&sylva(&args))).unwrap();
+    assert_eq!(
+        (warm["baked"].as_u64(), warm["current"].as_u64()),
+        (Some(0), Some(1))
+    );
+}
+
+#[test]
+fn check_lists_what_is_not_current_and_passes_after_a_bake() {
+    let dir = assets_with_a_broken_prop("check");
+    std::fs::remove_file(dir.join("assets/rock/huge.gltf")).unwrap();
+    let (assets, cache) = (dir.join("assets"), dir.join("cache"));
+    let args = |command| {
+        [
+            command,
+            "--assets",
+            assets.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+        ]
+    };
+    let output = sylva(&args("check"));
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout)
+        .contains("missing: rock/box.glb is not in the manifest"));
+    stdout(&sylva(&args("bake")));
+    assert!(stdout(&sylva(&args("check"))).contains("is current"));
+}
+
+#[test]
+fn the_committed_cache_is_current() {
+    let output = sylva(&["check"]);
+    assert!(
+        output.status.success(),
+        "the committed cache/ is not the bake of assets/ (run `sylva bake`):\n{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}

@@ -35,7 +35,7 @@ use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropKey};
 use crate::convert;
 
 /// What the last frame drew.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DrawStats {
     /// Instanced draws: one per non-empty bucket whose prop is loaded.
     pub draw_calls: usize,

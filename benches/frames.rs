@@ -1,0 +1,96 @@
+//! Frame time on the software Vulkan driver (lavapipe) for the same busy session drawn
+//! two ways in one run: through the instanced-bucket plugin, and as one rend3 object per
+//! placement part (each LOD its own mesh) — the prototype's starting point. Also the
+//! GPU vertex bytes of each.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use sylva::bake::{bake_folder, BakeOptions};
+use sylva::cache::{CacheDir, Entry};
+use sylva::lod::LodConfig;
+use sylva::render::props::PropsRenderer;
+use sylva::render::reference::ObjectPart;
+use sylva::render::{render_image, CameraView, RenderContext, Scene, OUTPUT_FORMAT};
+use sylva::runtime::{geometry_of, Runtime};
+use sylva::scatter::{Session, TerrainSource, DEFAULT_PLACEMENT_CAP};
+use sylva::terrain::{default_world, Landmark};
+use sylva::world::World;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+const WIDTH: u32 = 960;
+const HEIGHT: u32 = 540;
+
+fn frames(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CacheDir::new(dir.path());
+    bake_folder(&common::repo().join("assets"), &cache, &BakeOptions::default()).unwrap();
+    let session = Session::new(5, DEFAULT_PLACEMENT_CAP, TerrainSource::DefaultWorld, common::snapshot());
+    let mut world = World::new(default_world(), &session, &LodConfig::default()).unwrap();
+    common::paint_busy_session(&mut world);
+
+    let camera = CameraView::landmark(&default_world(), Landmark::Meadow);
+    let mut plugin = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
+    plugin.load_cache(&cache).unwrap();
+    let (_, stats) = plugin.render_image(camera, 0.0, WIDTH, HEIGHT).unwrap();
+
+    // The same instances at the same LODs, as rend3 objects.
+    let mut context = RenderContext::new(OUTPUT_FORMAT).unwrap();
+    let scene = Scene::new(&mut context, &default_world()).unwrap();
+    let mut no_props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
+    let manifest = cache.read_manifest().unwrap();
+    let registry = plugin.world().registry();
+    let (mut objects, mut object_vertex_bytes) = (Vec::new(), 0u64);
+    for (name, loaded) in plugin.loaded() {
+        let bytes = cache.read_entry(&loaded.entry).unwrap();
+        let entry = Entry::parse(&bytes).unwrap();
+        let parts: Vec<ObjectPart> = geometry_of(&entry)
+            .iter()
+            .map(|g| ObjectPart::upload(&context.renderer, g).unwrap())
+            .collect();
+        object_vertex_bytes += parts.iter().map(|p| p.vertex_bytes).sum::<u64>();
+        for (key, bucket) in registry.buckets() {
+            if registry.prop_name(key.prop).unwrap() != name {
+                continue;
+            }
+            for transform in bucket.transforms() {
+                objects.push(parts[usize::from(key.part)].add_object(&context.renderer, usize::from(key.lod), *transform));
+            }
+        }
+        assert!(manifest.prop(name).is_some());
+    }
+    assert_eq!(objects.len(), stats.draw.instances);
+    println!(
+        "session: {} placements, {} instances; plugin: {} instanced draws per pass (forward + shadow), \
+         {} vertex bytes on the GPU; rend3 objects: {} objects, {} draws per pass (prepass + forward + shadow), \
+         {} vertex bytes (one mesh per LOD)",
+        stats.placements,
+        stats.draw.instances,
+        stats.draw.draw_calls,
+        stats.draw.vertex_bytes,
+        objects.len(),
+        objects.len(),
+        object_vertex_bytes
+    );
+
+    let mut group = c.benchmark_group("frame_960x540_lavapipe");
+    group.sample_size(10);
+    let mut now = 1.0;
+    group.bench_function("instanced_buckets", |b| {
+        b.iter(|| {
+            now += 1.0;
+            plugin.render_image(camera, now, WIDTH, HEIGHT).unwrap()
+        })
+    });
+    group.bench_function("one_rend3_object_per_placement_part", |b| {
+        b.iter(|| render_image(&mut context, &scene, &mut no_props, camera, WIDTH, HEIGHT).unwrap())
+    });
+    drop(objects);
+    group.bench_function("terrain_only", |b| {
+        b.iter(|| render_image(&mut context, &scene, &mut no_props, camera, WIDTH, HEIGHT).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frames);
+criterion_main!(benches);

@@ -1,0 +1,52 @@
+//! Baking one asset in memory: import, then a LOD chain per part.
+
+use sylva_cache::BakedAsset;
+use sylva_import::{import, ImportError, ImportStats};
+use sylva_mesh::Aabb;
+
+use crate::chain::{build_chain, ChainStats};
+use crate::key::AssetSource;
+use crate::settings::BakeSettings;
+
+/// What baking an asset did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AssetReport {
+    pub import: ImportStats,
+    pub parts: Vec<ChainStats>,
+}
+
+/// Imports `source` (its external files served from `source.externals`) and builds
+/// every part's chain. Deterministic: the same source and settings give the same asset.
+pub fn bake_asset(
+    source: &AssetSource,
+    settings: &BakeSettings,
+) -> Result<(BakedAsset, AssetReport), ImportError> {
+    let mut resolve = |path: &str| {
+        source
+            .externals
+            .iter()
+            .find(|(name, _)| name == path)
+            .map(|(_, bytes)| bytes.clone())
+            .ok_or_else(|| {
+                std::io::Error::new(std::io::ErrorKind::NotFound, "not among the asset's files")
+            })
+    };
+    let imported = import(&source.bytes, &mut resolve)?;
+    let (parts, stats): (Vec<_>, Vec<_>) = imported
+        .parts
+        .iter()
+        .map(|p| build_chain(p, settings))
+        .unzip();
+    let asset = BakedAsset {
+        prop_id: source.prop_id.clone(),
+        source_path: source.path.clone(),
+        bounds: parts.iter().fold(Aabb::EMPTY, |b, p| b.union(p.bounds)),
+        parts,
+        textures: imported.textures,
+    };
+    let report = AssetReport {
+        import: imported.stats,
+        parts: stats,
+    };
+    Ok((asset, report))
+}

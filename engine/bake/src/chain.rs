@@ -1,0 +1,267 @@
+//! A part's LOD chain: weld → vertex-cache optimise → simplify every level from the
+//! full mesh → vertex-cache optimise each level → one vertex-fetch optimisation over all
+//! levels. One vertex buffer for the whole chain, one index buffer per level.
+
+use serde::Serialize;
+use sylva_cache::{BakedLevel, BakedPart};
+use sylva_import::ImportedPart;
+use sylva_mesh::{Aabb, Sphere};
+
+use crate::settings::BakeSettings;
+use crate::stages::{
+    optimize_vertex_cache, optimize_vertex_fetch, simplify_levels, weld, Level, LevelStats,
+    SimplifyInput, VertexCacheStats, VertexFetchStats, WeldStats,
+};
+
+/// What each stage of one part's chain did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChainStats {
+    pub part: String,
+    pub lock_border: bool,
+    /// The file had no normals; the importer computed them (once, before anything else).
+    pub generated_normals: bool,
+    pub weld: WeldStats,
+    pub vertex_cache: VertexCacheStats,
+    /// Triangles of level 0, the full mesh.
+    pub full_triangles: usize,
+    /// The simplified levels (level 0, the full mesh, is not listed).
+    pub levels: Vec<LevelStats>,
+    pub vertex_fetch: VertexFetchStats,
+}
+
+impl ChainStats {
+    /// Triangles of every level, full mesh first.
+    pub fn triangles(&self) -> Vec<usize> {
+        std::iter::once(self.full_triangles)
+            .chain(self.levels.iter().map(|l| l.triangles))
+            .collect()
+    }
+}
+
+pub fn build_chain(part: &ImportedPart, settings: &BakeSettings) -> (BakedPart, ChainStats) {
+    let lock_border = settings.lock_border_for(&part.name);
+    let (vertices, indices, weld_stats) = weld(&part.vertices, &part.indices);
+    let (full, vertex_cache) = optimize_vertex_cache(&indices, vertices.len());
+    let (simplified, level_stats) = {
+        let input = SimplifyInput::new(&vertices, &full, lock_border);
+        simplify_levels(&input, &settings.levels)
+    };
+    let mut levels = Vec::with_capacity(simplified.len() + 1);
+    levels.push(Level {
+        indices: full,
+        target_ratio: 1.0,
+        achieved_ratio: 1.0,
+        error: 0.0,
+    });
+    levels.extend(simplified.into_iter().map(|mut level| {
+        level.indices = meshopt::optimize_vertex_cache(&level.indices, vertices.len());
+        level
+    }));
+    let (vertices, vertex_fetch) = optimize_vertex_fetch(&vertices, &mut levels);
+
+    let positions = || vertices.iter().map(|v| &v.position);
+    let baked = BakedPart {
+        name: part.name.clone(),
+        material: part.material.clone(),
+        bounds: Aabb::of_points(positions()),
+        sphere: Sphere::around(positions()),
+        vertices,
+        levels: levels
+            .into_iter()
+            .map(|l| BakedLevel {
+                indices: l.indices,
+                target_ratio: l.target_ratio,
+                achieved_ratio: l.achieved_ratio,
+                error: l.error,
+            })
+            .collect(),
+    };
+    let stats = ChainStats {
+        part: part.name.clone(),
+        lock_border,
+        generated_normals: part.generated_normals,
+        weld: weld_stats,
+        vertex_cache,
+        full_triangles: indices.len() / 3,
+        levels: level_stats,
+        vertex_fetch,
+    };
+    (baked, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sylva_mesh::{Material, Vertex};
+
+    /// A closed UV sphere, `rings × segments`, with seams duplicated in UV (so welding
+    /// must keep them) and authored normals.
+    fn sphere(rings: u32, segments: u32) -> ImportedPart {
+        let mut vertices = Vec::new();
+        for r in 0..=rings {
+            for s in 0..=segments {
+                let (theta, phi) = (
+                    std::f32::consts::PI * r as f32 / rings as f32,
+                    std::f32::consts::TAU * s as f32 / segments as f32,
+                );
+                let p = [
+                    theta.sin() * phi.cos(),
+                    theta.cos(),
+                    theta.sin() * phi.sin(),
+                ];
+                vertices.push(Vertex {
+                    position: p,
+                    normal: p,
+                    uv: [s as f32 / segments as f32, r as f32 / rings as f32],
+                    color: [255; 4],
+                });
+            }
+        }
+        let row = segments + 1;
+        let mut indices = Vec::new();
+        for r in 0..rings {
+            for s in 0..segments {
+                let (a, b) = (r * row + s, (r + 1) * row + s);
+                indices.extend([a, a + 1, b, b, a + 1, b + 1]);
+            }
+        }
+        ImportedPart {
+            name: "ball".into(),
+            source: "meshes[0].primitives[0]".into(),
+            material: Material::default(),
+            vertices,
+            indices,
+            generated_normals: false,
+        }
+    }
+
+    /// Each triangle as its three vertices' bytes, sorted: the mesh as drawn, whatever
+    /// the vertex and triangle order.
+    fn drawn(vertices: &[Vertex], indices: &[u32]) -> Vec<Vec<u8>> {
+        let mut triangles: Vec<Vec<u8>> = indices
+            .chunks_exact(3)
+            .map(|t| {
+                t.iter()
+                    .flat_map(|&i| vertices[i as usize].to_bytes())
+                    .collect()
+            })
+            .collect();
+        triangles.sort();
+        triangles
+    }
+
+    #[test]
+    fn every_level_indexes_the_one_shared_vertex_buffer() {
+        let part = sphere(24, 48);
+        let (baked, stats) = build_chain(&part, &BakeSettings::default());
+        assert_eq!(baked.levels.len(), 3);
+        for level in &baked.levels {
+            assert!(level
+                .indices
+                .iter()
+                .all(|&i| (i as usize) < baked.vertices.len()));
+        }
+        let triangles = stats.triangles();
+        assert!(triangles.windows(2).all(|w| w[1] < w[0]), "{triangles:?}");
+        assert_eq!(stats.vertex_fetch.vertices, baked.vertices.len());
+    }
+
+    #[test]
+    fn level_zero_is_the_welded_mesh_bit_for_bit() {
+        let part = sphere(16, 32);
+        let (welded, welded_indices, _) = weld(&part.vertices, &part.indices);
+        let (baked, stats) = build_chain(&part, &BakeSettings::default());
+        assert_eq!(
+            drawn(&baked.vertices, &baked.levels[0].indices),
+            drawn(&welded, &welded_indices)
+        );
+        let mut baked_bytes: Vec<_> = baked.vertices.iter().map(Vertex::to_bytes).collect();
+        let mut welded_bytes: Vec<_> = welded.iter().map(Vertex::to_bytes).collect();
+        baked_bytes.sort();
+        welded_bytes.sort();
+        assert_eq!(
+            baked_bytes, welded_bytes,
+            "positions, normals, UVs and colours are untouched"
+        );
+        assert_eq!(stats.weld.vertices_out, welded.len());
+        // The UV seam (s = 0 and s = segments share positions) is not welded away.
+        assert_eq!(stats.weld.vertices_out, 17 * 33);
+    }
+
+    #[test]
+    fn simplified_levels_reach_their_targets_on_a_closed_mesh() {
+        let (baked, stats) = build_chain(&sphere(24, 48), &BakeSettings::default());
+        for (level, target) in stats.levels.iter().zip([0.5, 0.15]) {
+            assert!(
+                level.achieved_ratio <= target + 0.05,
+                "level {target} reached {}",
+                level.achieved_ratio
+            );
+            assert!(level.error <= level.max_error);
+        }
+        assert_eq!(
+            baked.levels[1].achieved_ratio,
+            stats.levels[0].achieved_ratio
+        );
+    }
+
+    /// Ten flat cards, each a 4 × 4 grid: open shells like leaf cards, every
+    /// outline vertex on an open edge.
+    fn cards() -> ImportedPart {
+        let mut part = sphere(1, 3);
+        part.vertices.clear();
+        part.indices.clear();
+        for card in 0..10 {
+            let base = part.vertices.len() as u32;
+            for y in 0..5 {
+                for x in 0..5 {
+                    part.vertices.push(Vertex {
+                        position: [x as f32 * 0.25, y as f32 * 0.25, card as f32],
+                        normal: [0.0, 0.0, 1.0],
+                        uv: [x as f32 * 0.25, y as f32 * 0.25],
+                        color: [255; 4],
+                    });
+                }
+            }
+            for y in 0..4 {
+                for x in 0..4 {
+                    let a = base + y * 5 + x;
+                    part.indices.extend([a, a + 1, a + 5, a + 5, a + 1, a + 6]);
+                }
+            }
+        }
+        part
+    }
+
+    #[test]
+    fn lock_border_pins_open_edges_and_can_be_turned_off() {
+        let part = cards();
+        let unlocked = BakeSettings {
+            lock_border: false,
+            ..BakeSettings::default()
+        };
+        let (_, with_lock) = build_chain(&part, &BakeSettings::default());
+        let (_, without_lock) = build_chain(&part, &unlocked);
+        assert!(with_lock.lock_border && !without_lock.lock_border);
+        // Locked, each card keeps its 16 outline vertices (at least 14 triangles).
+        assert!(
+            with_lock.levels[1].triangles >= 140,
+            "{:?}",
+            with_lock.triangles()
+        );
+        assert!(
+            without_lock.levels[1].triangles < with_lock.levels[1].triangles,
+            "{:?} vs {:?}",
+            with_lock.triangles(),
+            without_lock.triangles()
+        );
+    }
+
+    #[test]
+    fn a_part_override_chooses_the_lock_policy() {
+        let mut settings = BakeSettings::default();
+        settings.part_lock_border.insert("ball".into(), false);
+        let (_, stats) = build_chain(&cards(), &settings);
+        assert!(!stats.lock_border);
+    }
+}

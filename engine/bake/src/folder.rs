@@ -1,0 +1,276 @@
+//! The incremental bake of an assets folder into a cache folder: every prop whose
+//! entry is missing, stale or corrupt is baked (in parallel), the rest is left alone;
+//! the manifest is rewritten only when it changes; entries whose source is gone are
+//! removed.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use sylva_cache::{encode, CacheDir, CacheKey, Entry, Manifest, ManifestEntry, StoreError};
+use sylva_catalog::{folder::read_snapshot, CatalogFile, Prop};
+use thiserror::Error;
+
+use crate::asset::{bake_asset, AssetReport};
+use crate::settings::BakeSettings;
+use crate::source::{read_source, source_files, AssetError};
+
+/// Why a whole bake could not run (a single asset's failure is in its outcome).
+#[derive(Debug, Error)]
+pub enum FolderError {
+    #[error(transparent)]
+    Folder(#[from] sylva_catalog::folder::FolderError),
+    #[error(transparent)]
+    Catalog(#[from] sylva_catalog::CatalogError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What happened to one asset.
+#[derive(Debug)]
+pub struct AssetOutcome {
+    /// Relative to the assets folder.
+    pub path: String,
+    pub prop_id: String,
+    pub status: Status,
+    /// What its entry holds, when it has a good one after this pass.
+    pub summary: Option<EntrySummary>,
+}
+
+/// The shape of an entry, for reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EntrySummary {
+    /// Size of the entry file.
+    pub bytes: usize,
+    /// Vertex and index bytes the renderer uploads.
+    pub gpu_bytes: usize,
+    pub parts: Vec<PartSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PartSummary {
+    pub name: String,
+    pub vertices: u32,
+    /// Per level, full mesh first.
+    pub triangles: Vec<u32>,
+}
+
+impl EntrySummary {
+    pub fn of(entry: &Entry<'_>, bytes: usize) -> Self {
+        let parts: Vec<PartSummary> = entry
+            .parts
+            .iter()
+            .map(|p| PartSummary {
+                name: p.name.to_owned(),
+                vertices: p.vertex_count,
+                triangles: p.levels.iter().map(|l| l.triangle_count()).collect(),
+            })
+            .collect();
+        let gpu_bytes = entry
+            .parts
+            .iter()
+            .map(|p| {
+                p.vertex_bytes.len() + p.levels.iter().map(|l| l.index_bytes.len()).sum::<usize>()
+            })
+            .sum();
+        EntrySummary {
+            bytes,
+            gpu_bytes,
+            parts,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub enum Status {
+    /// Its entry was present, intact and of the current key.
+    Current,
+    Baked {
+        report: AssetReport,
+        /// The entry file written.
+        entry: String,
+        micros: u128,
+    },
+    Failed {
+        error: AssetError,
+        /// The key of the failing content, when the sources could be read.
+        key: Option<CacheKey>,
+    },
+    /// Failed before with the same content (see [`BakeOptions::known_failures`]).
+    StillFailing,
+}
+
+#[derive(Debug, Default)]
+pub struct FolderReport {
+    /// Every prop, in catalog order.
+    pub assets: Vec<AssetOutcome>,
+    /// Entry files deleted because no asset refers to them any more.
+    pub removed_entries: Vec<String>,
+    /// Assets dropped from the manifest because their source is gone.
+    pub removed_assets: Vec<String>,
+    pub manifest_written: bool,
+}
+
+impl FolderReport {
+    pub fn baked(&self) -> usize {
+        self.count(|s| matches!(s, Status::Baked { .. }))
+    }
+
+    pub fn current(&self) -> usize {
+        self.count(|s| matches!(s, Status::Current))
+    }
+
+    pub fn failed(&self) -> usize {
+        self.count(|s| matches!(s, Status::Failed { .. } | Status::StillFailing))
+    }
+
+    fn count(&self, f: impl Fn(&Status) -> bool) -> usize {
+        self.assets.iter().filter(|a| f(&a.status)).count()
+    }
+}
+
+#[derive(Default)]
+pub struct BakeOptions<'a> {
+    /// Assets that failed with these keys are not retried until their content changes
+    /// (the watcher passes what failed before).
+    pub known_failures: BTreeMap<String, CacheKey>,
+    /// Called after each asset with (done, total), from any thread.
+    pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+}
+
+/// Bakes what is not current. Parallel over assets with rayon; the result does not
+/// depend on the thread count.
+pub fn bake_folder(
+    assets: &Path,
+    cache: &CacheDir,
+    options: &BakeOptions<'_>,
+) -> Result<FolderReport, FolderError> {
+    let snapshot = read_snapshot(assets)?;
+    let (catalog, _) = snapshot.resolve()?;
+    let old = cache.read_manifest().unwrap_or_default();
+    let done = AtomicUsize::new(0);
+    let total = catalog.props().len();
+    let results: Vec<(AssetOutcome, Option<ManifestEntry>)> = catalog
+        .props()
+        .par_iter()
+        .map(|prop| {
+            let category = &catalog.categories()[prop.category].name;
+            let result = bake_one(assets, cache, &snapshot.file, category, prop, &old, options);
+            let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(progress) = options.progress {
+                progress(finished, total);
+            }
+            result
+        })
+        .collect();
+
+    let mut manifest = Manifest::new();
+    let mut report = FolderReport::default();
+    for (outcome, entry) in results {
+        if let Some(entry) = entry {
+            manifest.assets.insert(outcome.path.clone(), entry);
+        }
+        report.assets.push(outcome);
+    }
+    report.removed_assets = old
+        .assets
+        .keys()
+        .filter(|path| !report.assets.iter().any(|a| &a.path == *path))
+        .cloned()
+        .collect();
+    if manifest != old || !cache.manifest_path().exists() {
+        cache.write_manifest(&manifest)?;
+        report.manifest_written = true;
+    }
+    for name in cache.entry_files()? {
+        if !manifest.assets.values().any(|e| e.entry == name) {
+            cache.remove_entry(&name)?;
+            report.removed_entries.push(name);
+        }
+    }
+    Ok(report)
+}
+
+/// One asset: its outcome and its manifest entry afterwards (the previous one when it
+/// failed, so the runtime keeps the last good geometry).
+fn bake_one(
+    assets: &Path,
+    cache: &CacheDir,
+    file: &CatalogFile,
+    category: &str,
+    prop: &Prop,
+    old: &Manifest,
+    options: &BakeOptions<'_>,
+) -> (AssetOutcome, Option<ManifestEntry>) {
+    let previous = old.assets.get(&prop.file);
+    let outcome = |status, summary| AssetOutcome {
+        path: prop.file.clone(),
+        prop_id: prop.id.to_string(),
+        status,
+        summary,
+    };
+    let settings = BakeSettings::for_prop(file, category, &prop.id);
+    let source = match read_source(assets, prop) {
+        Ok(source) => source,
+        Err(error) => {
+            let status = Status::Failed { error, key: None };
+            return (outcome(status, None), previous.cloned());
+        }
+    };
+    let key = source.key(&settings);
+    if options.known_failures.get(&prop.file) == Some(&key) {
+        return (outcome(Status::StillFailing, None), previous.cloned());
+    }
+    let name = key.file_name();
+    if let Some(previous) = previous.filter(|p| p.entry == name) {
+        let on_disk = cache.read_entry(&name).ok();
+        let summary = on_disk
+            .as_deref()
+            .and_then(|bytes| Some(EntrySummary::of(&Entry::parse(bytes).ok()?, bytes.len())));
+        if summary.is_some() {
+            return (outcome(Status::Current, summary), Some(previous.clone()));
+        }
+    }
+    let started = Instant::now();
+    let baked = bake_asset(&source, &settings)
+        .map_err(AssetError::from)
+        .and_then(|(asset, report)| Ok((encode(&asset)?, report)))
+        .and_then(|(bytes, report)| {
+            let summary = EntrySummary::of(&Entry::parse(&bytes)?, bytes.len());
+            cache.write_entry(&name, &bytes)?;
+            Ok((summary, report))
+        });
+    match baked {
+        Ok((summary, report)) => {
+            let revision = match previous {
+                Some(p) if p.key == key.to_hex() => p.revision,
+                Some(p) => p.revision + 1,
+                None => 1,
+            };
+            let entry = ManifestEntry {
+                prop: prop.id.to_string(),
+                entry: name.clone(),
+                key: key.to_hex(),
+                revision,
+                sources: source_files(&source),
+            };
+            let micros = started.elapsed().as_micros();
+            let status = Status::Baked {
+                report,
+                entry: name,
+                micros,
+            };
+            (outcome(status, Some(summary)), Some(entry))
+        }
+        Err(error) => {
+            let status = Status::Failed {
+                error,
+                key: Some(key),
+            };
+            (outcome(status, None), previous.cloned())
+        }
+    }
+}

@@ -1,0 +1,28 @@
+//! The baker. Imported parts become meshoptimizer LOD chains in which every level of a
+//! part indexes one shared vertex buffer ([`chain`], built from the named [`stages`]);
+//! [`key`] says what an entry depends on; [`folder`] bakes an assets folder into a
+//! cache folder incrementally and in parallel, [`check`] verifies a committed bake,
+//! [`watch`] keeps one current.
+
+pub mod asset;
+pub mod chain;
+pub mod check;
+pub mod debounce;
+pub mod folder;
+pub mod key;
+pub mod settings;
+pub mod source;
+pub mod stages;
+pub mod watch;
+
+pub use asset::{bake_asset, AssetReport};
+pub use chain::{build_chain, ChainStats};
+pub use check::{check_folder, Finding};
+pub use folder::{
+    bake_folder, AssetOutcome, BakeOptions, EntrySummary, FolderError, FolderReport, PartSummary,
+    Status,
+};
+pub use key::{AssetSource, BAKER_VERSION};
+pub use settings::BakeSettings;
+pub use source::{read_source, AssetError};
+pub use watch::{watch, WatchError, WatchOptions};

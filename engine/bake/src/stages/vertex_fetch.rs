@@ -1,0 +1,87 @@
+use serde::Serialize;
+use sylva_mesh::{Vertex, VERTEX_STRIDE};
+
+use super::Level;
+
+/// Vertex fetch overfetch of the full level (bytes fetched ÷ vertex bytes) before and
+/// after.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct VertexFetchStats {
+    pub vertices: usize,
+    pub overfetch_before: f32,
+    pub overfetch_after: f32,
+}
+
+/// One vertex order for all levels: vertices renumbered in order of first use over
+/// every level's indices, coarsest level first (meshoptimizer's advice for a vertex
+/// buffer shared by LODs: the coarse levels, drawn most, touch a compact prefix).
+/// This is meshopt_optimizeVertexFetchRemap's first-touch order, done here because
+/// the meshopt 0.7 wrapper truncates its remap table.
+///
+/// `levels[0]` must reference every vertex (welding guarantees it).
+pub fn optimize_vertex_fetch(
+    vertices: &[Vertex],
+    levels: &mut [Level],
+) -> (Vec<Vertex>, VertexFetchStats) {
+    let overfetch = |indices: &[u32], n: usize| {
+        meshopt::analyze_vertex_fetch(indices, n, VERTEX_STRIDE).overfetch
+    };
+    let overfetch_before = levels
+        .first()
+        .map_or(0.0, |l| overfetch(&l.indices, vertices.len()));
+    const UNUSED: u32 = u32::MAX;
+    let mut remap = vec![UNUSED; vertices.len()];
+    let mut reordered = Vec::with_capacity(vertices.len());
+    for level in levels.iter().rev() {
+        for &i in &level.indices {
+            let slot = &mut remap[i as usize];
+            if *slot == UNUSED {
+                *slot = reordered.len() as u32;
+                reordered.push(vertices[i as usize]);
+            }
+        }
+    }
+    for level in levels.iter_mut() {
+        for i in &mut level.indices {
+            *i = remap[*i as usize];
+        }
+    }
+    let stats = VertexFetchStats {
+        vertices: reordered.len(),
+        overfetch_before,
+        overfetch_after: levels
+            .first()
+            .map_or(0.0, |l| overfetch(&l.indices, reordered.len())),
+    };
+    (reordered, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(indices: &[u32]) -> Level {
+        Level {
+            indices: indices.to_vec(),
+            target_ratio: 1.0,
+            achieved_ratio: 1.0,
+            error: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_coarsest_level_gets_the_first_vertices() {
+        let vertices: Vec<Vertex> = (0..5)
+            .map(|i| Vertex {
+                position: [i as f32, 0.0, 0.0],
+                ..Vertex::default()
+            })
+            .collect();
+        let mut levels = [level(&[0, 1, 2, 2, 3, 4]), level(&[4, 3, 0])];
+        let (reordered, stats) = optimize_vertex_fetch(&vertices, &mut levels);
+        assert_eq!(levels[1].indices, [0, 1, 2]);
+        assert_eq!(levels[0].indices, [2, 3, 4, 4, 1, 0]);
+        assert_eq!(reordered[0].position[0], 4.0);
+        assert_eq!(stats.vertices, 5);
+    }
+}

@@ -1,0 +1,415 @@
+use sylva_mesh::{
+    Aabb, AlphaMode, Material, Sphere, Texture, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
+};
+
+use super::{FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC};
+use crate::model::{BakedAsset, BakedLevel, BakedPart};
+
+/// A parsed entry. Vertex, index and texture bytes borrow the file bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry<'a> {
+    pub prop_id: &'a str,
+    pub source_path: &'a str,
+    pub bounds: Aabb,
+    pub textures: Vec<TextureView<'a>>,
+    pub parts: Vec<PartView<'a>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureView<'a> {
+    pub width: u32,
+    pub height: u32,
+    /// `width × height × 4` bytes, rows top to bottom.
+    pub rgba8: &'a [u8],
+}
+
+/// A part: one vertex buffer shared by all of its levels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartView<'a> {
+    pub name: &'a str,
+    pub material: Material,
+    pub bounds: Aabb,
+    pub sphere: Sphere,
+    pub vertex_count: u32,
+    pub index_format: IndexFormat,
+    /// `vertex_count × 36` bytes in the GPU layout of [`Vertex`]; upload as is.
+    pub vertex_bytes: &'a [u8],
+    pub levels: Vec<LevelView<'a>>,
+}
+
+/// One LOD level: a private index buffer into the part's vertices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LevelView<'a> {
+    pub index_count: u32,
+    pub target_ratio: f32,
+    pub achieved_ratio: f32,
+    pub error: f32,
+    pub index_format: IndexFormat,
+    /// `index_count × index size` bytes; upload as is.
+    pub index_bytes: &'a [u8],
+    /// `index_bytes` followed by its zero padding up to a multiple of 4 bytes, for
+    /// APIs (wgpu) that copy whole 4-byte words.
+    pub index_bytes_padded: &'a [u8],
+}
+
+impl PartView<'_> {
+    pub fn vertices(&self) -> impl ExactSizeIterator<Item = Vertex> + '_ {
+        self.vertex_bytes.chunks_exact(VERTEX_STRIDE).map(|c| {
+            let mut bytes = [0; VERTEX_STRIDE];
+            bytes.copy_from_slice(c);
+            Vertex::from_bytes(&bytes)
+        })
+    }
+}
+
+impl LevelView<'_> {
+    pub fn indices(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        let format = self.index_format;
+        self.index_bytes
+            .chunks_exact(format.size())
+            .map(move |c| match format {
+                IndexFormat::U16 => u32::from(u16::from_le_bytes([c[0], c[1]])),
+                IndexFormat::U32 => u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            })
+    }
+
+    pub fn triangle_count(&self) -> u32 {
+        self.index_count / 3
+    }
+}
+
+impl<'a> Entry<'a> {
+    /// Checks magic, version, size, checksum and every range and index, then returns
+    /// views into `bytes`.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
+        let header = bytes.get(..HEADER_SIZE).ok_or(FormatError::Truncated {
+            what: "the header",
+            needed: HEADER_SIZE as u64,
+            available: bytes.len() as u64,
+        })?;
+        if &header[..8] != MAGIC {
+            return Err(FormatError::BadMagic {
+                found: header[..8].to_vec(),
+            });
+        }
+        let mut r = Reader { bytes, at: 8 };
+        let version = r.u32("version")?;
+        if version != FORMAT_VERSION {
+            return Err(FormatError::UnsupportedVersion {
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        let header_size = r.u32("header size")?;
+        let file_size = r.u64("file size")?;
+        if header_size as usize != HEADER_SIZE || header[56..].iter().any(|&b| b != 0) {
+            return Err(malformed(
+                "header",
+                format!("size {header_size} or reserved bytes set"),
+            ));
+        }
+        if file_size != bytes.len() as u64 {
+            return Err(FormatError::Truncated {
+                what: "the file",
+                needed: file_size,
+                available: bytes.len() as u64,
+            });
+        }
+        if blake3::hash(&bytes[HEADER_SIZE..]).as_bytes() != &header[24..56] {
+            return Err(FormatError::ChecksumMismatch);
+        }
+        r.at = HEADER_SIZE;
+        r.entry()
+    }
+
+    /// An owned copy, e.g. to re-encode it.
+    pub fn to_baked(&self) -> BakedAsset {
+        BakedAsset {
+            prop_id: self.prop_id.to_owned(),
+            source_path: self.source_path.to_owned(),
+            bounds: self.bounds,
+            textures: self
+                .textures
+                .iter()
+                .map(|t| Texture {
+                    width: t.width,
+                    height: t.height,
+                    rgba8: t.rgba8.to_vec(),
+                })
+                .collect(),
+            parts: self
+                .parts
+                .iter()
+                .map(|p| BakedPart {
+                    name: p.name.to_owned(),
+                    material: p.material.clone(),
+                    bounds: p.bounds,
+                    sphere: p.sphere,
+                    vertices: p.vertices().collect(),
+                    levels: p
+                        .levels
+                        .iter()
+                        .map(|l| BakedLevel {
+                            indices: l.indices().collect(),
+                            target_ratio: l.target_ratio,
+                            achieved_ratio: l.achieved_ratio,
+                            error: l.error,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+fn malformed(what: &'static str, reason: String) -> FormatError {
+    FormatError::Malformed { what, reason }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], FormatError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(FormatError::Truncated {
+                what,
+                needed: (self.at as u64).saturating_add(n as u64),
+                available: self.bytes.len() as u64,
+            });
+        };
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N], FormatError> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N, what)?);
+        Ok(out)
+    }
+
+    fn u8(&mut self, what: &'static str) -> Result<u8, FormatError> {
+        Ok(self.array::<1>(what)?[0])
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, FormatError> {
+        self.array(what).map(u32::from_le_bytes)
+    }
+
+    fn u64(&mut self, what: &'static str) -> Result<u64, FormatError> {
+        self.array(what).map(u64::from_le_bytes)
+    }
+
+    fn f32(&mut self, what: &'static str) -> Result<f32, FormatError> {
+        self.array(what).map(f32::from_le_bytes)
+    }
+
+    fn f32s<const N: usize>(&mut self, what: &'static str) -> Result<[f32; N], FormatError> {
+        let mut out = [0.0; N];
+        for v in &mut out {
+            *v = self.f32(what)?;
+        }
+        Ok(out)
+    }
+
+    fn str(&mut self, what: &'static str) -> Result<&'a str, FormatError> {
+        let len = self.u32(what)? as usize;
+        std::str::from_utf8(self.take(len, what)?).map_err(|e| malformed(what, e.to_string()))
+    }
+
+    fn aabb(&mut self, what: &'static str) -> Result<Aabb, FormatError> {
+        Ok(Aabb {
+            min: self.f32s(what)?,
+            max: self.f32s(what)?,
+        })
+    }
+
+    /// A blob reference whose length must be `expected`: its bytes, and the bytes
+    /// up to the next 4-byte boundary inside its zero padding.
+    fn blob(
+        &mut self,
+        what: &'static str,
+        expected: u64,
+    ) -> Result<(&'a [u8], &'a [u8]), FormatError> {
+        let offset = self.u64(what)?;
+        let len = self.u64(what)?;
+        if len != expected {
+            return Err(malformed(
+                what,
+                format!("{len} bytes where {expected} were expected"),
+            ));
+        }
+        if offset % BLOB_ALIGN as u64 != 0 || offset < HEADER_SIZE as u64 {
+            return Err(malformed(
+                what,
+                format!("offset {offset} is not a 16-byte aligned body offset"),
+            ));
+        }
+        let padded = len.div_ceil(4) * 4;
+        let end = offset.saturating_add(padded);
+        if end > self.bytes.len() as u64 {
+            return Err(FormatError::Truncated {
+                what,
+                needed: end,
+                available: self.bytes.len() as u64,
+            });
+        }
+        let (offset, len, padded) = (offset as usize, len as usize, padded as usize);
+        Ok((
+            &self.bytes[offset..offset + len],
+            &self.bytes[offset..offset + padded],
+        ))
+    }
+
+    fn entry(&mut self) -> Result<Entry<'a>, FormatError> {
+        let prop_id = self.str("prop id")?;
+        let source_path = self.str("source path")?;
+        let bounds = self.aabb("asset bounds")?;
+        let texture_count = self.u32("texture count")?;
+        let mut textures = Vec::new();
+        for _ in 0..texture_count {
+            let width = self.u32("texture width")?;
+            let height = self.u32("texture height")?;
+            let (rgba8, _) =
+                self.blob("texture pixels", u64::from(width) * u64::from(height) * 4)?;
+            textures.push(TextureView {
+                width,
+                height,
+                rgba8,
+            });
+        }
+        let part_count = self.u32("part count")?;
+        let mut parts = Vec::new();
+        for _ in 0..part_count {
+            parts.push(self.part(texture_count)?);
+        }
+        Ok(Entry {
+            prop_id,
+            source_path,
+            bounds,
+            textures,
+            parts,
+        })
+    }
+
+    fn part(&mut self, texture_count: u32) -> Result<PartView<'a>, FormatError> {
+        let name = self.str("part name")?;
+        let material = self.material(texture_count)?;
+        let bounds = self.aabb("part bounds")?;
+        let [x, y, z, radius] = self.f32s("part sphere")?;
+        let vertex_count = self.u32("vertex count")?;
+        let index_format = match self.u8("index size")? {
+            2 => IndexFormat::U16,
+            4 => IndexFormat::U32,
+            other => return Err(malformed("index size", format!("{other} bytes"))),
+        };
+        if index_format != IndexFormat::for_vertex_count(vertex_count as usize) {
+            return Err(malformed(
+                "index size",
+                format!("{index_format:?} for {vertex_count} vertices"),
+            ));
+        }
+        let (vertex_bytes, _) =
+            self.blob("vertices", u64::from(vertex_count) * VERTEX_STRIDE as u64)?;
+        let level_count = self.u32("level count")?;
+        let mut levels = Vec::new();
+        for _ in 0..level_count {
+            let index_count = self.u32("index count")?;
+            if index_count % 3 != 0 {
+                return Err(malformed(
+                    "level",
+                    format!("{index_count} indices are not whole triangles"),
+                ));
+            }
+            let [target_ratio, achieved_ratio, error] = self.f32s("level ratios")?;
+            let (index_bytes, index_bytes_padded) = self.blob(
+                "indices",
+                u64::from(index_count) * index_format.size() as u64,
+            )?;
+            let level = LevelView {
+                index_count,
+                target_ratio,
+                achieved_ratio,
+                error,
+                index_format,
+                index_bytes,
+                index_bytes_padded,
+            };
+            if let Some(i) = level.indices().find(|&i| i >= vertex_count) {
+                return Err(malformed(
+                    "indices",
+                    format!("index {i} is past the part's {vertex_count} vertices"),
+                ));
+            }
+            levels.push(level);
+        }
+        Ok(PartView {
+            name,
+            material,
+            bounds,
+            sphere: Sphere {
+                center: [x, y, z],
+                radius,
+            },
+            vertex_count,
+            index_format,
+            vertex_bytes,
+            levels,
+        })
+    }
+
+    fn material(&mut self, texture_count: u32) -> Result<Material, FormatError> {
+        let name = self.str("material name")?.to_owned();
+        let base_color_factor = self.f32s("base colour")?;
+        let texture = self.u32("texture index")?;
+        let wrap_u = wrap(self.u8("wrap mode")?)?;
+        let wrap_v = wrap(self.u8("wrap mode")?)?;
+        let base_color_texture = match texture {
+            u32::MAX => None,
+            t if t < texture_count => Some(TextureBinding {
+                texture: t,
+                wrap_u,
+                wrap_v,
+            }),
+            t => {
+                return Err(malformed(
+                    "material",
+                    format!("texture {t} of {texture_count}"),
+                ))
+            }
+        };
+        let mode = self.u8("alpha mode")?;
+        let cutoff = self.f32("alpha cutoff")?;
+        let alpha_mode = match mode {
+            0 => AlphaMode::Opaque,
+            1 => AlphaMode::Mask { cutoff },
+            2 => AlphaMode::Blend,
+            m => return Err(malformed("alpha mode", format!("code {m}"))),
+        };
+        let double_sided = match self.u8("double sided")? {
+            0 => false,
+            1 => true,
+            d => return Err(malformed("double sided", format!("code {d}"))),
+        };
+        Ok(Material {
+            name,
+            base_color_factor,
+            base_color_texture,
+            alpha_mode,
+            double_sided,
+        })
+    }
+}
+
+fn wrap(code: u8) -> Result<WrapMode, FormatError> {
+    match code {
+        0 => Ok(WrapMode::Repeat),
+        1 => Ok(WrapMode::ClampToEdge),
+        2 => Ok(WrapMode::MirroredRepeat),
+        c => Err(malformed("wrap mode", format!("code {c}"))),
+    }
+}

@@ -1,0 +1,91 @@
+//! The entry file format, version 1. Little-endian throughout.
+//!
+//! ```text
+//! header (64 bytes)
+//!   0  magic        b"SYLVABAK"
+//!   8  version      u32 (FORMAT_VERSION)
+//!   12 header size  u32 (64)
+//!   16 file size    u64
+//!   24 checksum     BLAKE3 of bytes 64..file size (32 bytes)
+//!   56 reserved     8 zero bytes
+//! metadata (from byte 64)
+//!   prop id, source path (strings: u32 length + UTF-8), bounds (6 × f32)
+//!   u32 texture count, then per texture: width u32, height u32, blob
+//!   u32 part count, then per part:
+//!     name, material (name, base colour 4 × f32, texture u32 or u32::MAX,
+//!       wrap u u8, wrap v u8, alpha mode u8, cutoff f32, double-sided u8),
+//!     bounds (6 × f32), sphere (4 × f32), vertex count u32, index size u8 (2 or 4),
+//!     vertex blob, u32 level count, then per level:
+//!       index count u32, target ratio f32, achieved ratio f32, error f32, index blob
+//! blobs
+//!   a blob reference is (offset u64, length u64) from the start of the file; each blob
+//!   starts 16-byte aligned and is zero-padded to a multiple of 16.
+//! ```
+//!
+//! Vertex blobs are the 36-byte GPU layout of [`sylva_mesh::Vertex`]; index blobs are
+//! u16 when the part has at most 65,535 vertices, else u32; textures are RGBA8.
+
+mod decode;
+mod encode;
+
+pub use decode::{Entry, LevelView, PartView, TextureView};
+pub use encode::encode;
+
+use thiserror::Error;
+
+pub const MAGIC: &[u8; 8] = b"SYLVABAK";
+/// Bumped on any change to the bytes an entry holds.
+pub const FORMAT_VERSION: u32 = 1;
+pub const HEADER_SIZE: usize = 64;
+/// Alignment of every blob in the file.
+pub const BLOB_ALIGN: usize = 16;
+/// Parts with more vertices than this use u32 indices.
+pub const MAX_U16_VERTICES: usize = u16::MAX as usize;
+
+/// The width of a part's indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexFormat {
+    U16,
+    U32,
+}
+
+impl IndexFormat {
+    pub fn for_vertex_count(count: usize) -> Self {
+        if count <= MAX_U16_VERTICES {
+            IndexFormat::U16
+        } else {
+            IndexFormat::U32
+        }
+    }
+
+    pub fn size(self) -> usize {
+        match self {
+            IndexFormat::U16 => 2,
+            IndexFormat::U32 => 4,
+        }
+    }
+}
+
+/// Why bytes are not a valid entry.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum FormatError {
+    #[error("not a sylva cache entry (magic {found:?})")]
+    BadMagic { found: Vec<u8> },
+    #[error("cache entry format version {found}; this build reads version {supported}")]
+    UnsupportedVersion { found: u32, supported: u32 },
+    #[error("truncated: {what} needs {needed} bytes, {available} are there")]
+    Truncated {
+        what: &'static str,
+        needed: u64,
+        available: u64,
+    },
+    #[error("the checksum does not match the content (the entry is corrupt)")]
+    ChecksumMismatch,
+    #[error("malformed {what}: {reason}")]
+    Malformed { what: &'static str, reason: String },
+    #[error("{what} is too large for the format ({value})")]
+    TooLarge { what: &'static str, value: u64 },
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,211 @@
+//! The format's guarantees: a committed golden entry decodes and re-encodes to the same
+//! bytes; every truncation, any flipped byte and any other version are refused.
+
+use std::path::PathBuf;
+
+use sylva_mesh::{Aabb, AlphaMode, Material, Sphere, Texture, TextureBinding, Vertex, WrapMode};
+
+use super::*;
+use crate::model::{BakedAsset, BakedLevel, BakedPart};
+
+fn vertex(i: u32) -> Vertex {
+    let f = i as f32;
+    Vertex {
+        position: [f, f * 0.5, -f],
+        normal: [0.0, 1.0, 0.0],
+        uv: [f * 0.25, 1.0 - f * 0.25],
+        color: [i as u8, 255 - i as u8, 7, 255],
+    }
+}
+
+/// A small asset: a textured alpha-masked card with two levels and a plain part.
+pub(crate) fn sample() -> BakedAsset {
+    let card = BakedPart {
+        name: "leaf".into(),
+        material: Material {
+            name: "leaf".into(),
+            base_color_factor: [0.5, 0.8, 0.5, 1.0],
+            base_color_texture: Some(TextureBinding {
+                texture: 0,
+                wrap_u: WrapMode::ClampToEdge,
+                wrap_v: WrapMode::MirroredRepeat,
+            }),
+            alpha_mode: AlphaMode::Mask { cutoff: 0.4 },
+            double_sided: true,
+        },
+        bounds: Aabb {
+            min: [0.0, 0.0, -3.0],
+            max: [3.0, 1.5, 0.0],
+        },
+        sphere: Sphere {
+            center: [1.5, 0.75, -1.5],
+            radius: 2.25,
+        },
+        vertices: (0..4).map(vertex).collect(),
+        levels: vec![
+            BakedLevel {
+                indices: vec![0, 1, 2, 2, 1, 3],
+                target_ratio: 1.0,
+                achieved_ratio: 1.0,
+                error: 0.0,
+            },
+            BakedLevel {
+                indices: vec![0, 1, 3],
+                target_ratio: 0.5,
+                achieved_ratio: 0.5,
+                error: 0.125,
+            },
+        ],
+    };
+    let trunk = BakedPart {
+        name: "bark".into(),
+        material: Material::default(),
+        bounds: Aabb {
+            min: [0.0; 3],
+            max: [2.0, 1.0, 0.0],
+        },
+        sphere: Sphere {
+            center: [1.0, 0.5, 0.0],
+            radius: 1.2,
+        },
+        vertices: (0..3).map(vertex).collect(),
+        levels: vec![BakedLevel {
+            indices: vec![0, 1, 2],
+            target_ratio: 1.0,
+            achieved_ratio: 1.0,
+            error: 0.0,
+        }],
+    };
+    BakedAsset {
+        prop_id: "broadleaf/oak".into(),
+        source_path: "broadleaf/oak.glb".into(),
+        bounds: card.bounds.union(trunk.bounds),
+        parts: vec![card, trunk],
+        textures: vec![Texture {
+            width: 2,
+            height: 1,
+            rgba8: vec![255, 0, 0, 255, 0, 255, 0, 128],
+        }],
+    }
+}
+
+fn golden_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v1.sylva")
+}
+
+#[test]
+fn the_golden_entry_decodes_and_reencodes_identically() {
+    let golden = std::fs::read(golden_path()).expect(
+        "tests/data/golden-v1.sylva is committed; a deliberate format change writes a new golden file",
+    );
+    let entry = Entry::parse(&golden).unwrap();
+    assert_eq!(entry.to_baked(), sample());
+    assert_eq!(encode(&entry.to_baked()).unwrap(), golden);
+    assert_eq!(
+        encode(&sample()).unwrap(),
+        golden,
+        "the encoder's output changed"
+    );
+}
+
+#[test]
+fn views_borrow_aligned_blobs_of_the_file() {
+    let bytes = encode(&sample()).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
+    let range = bytes.as_ptr_range();
+    let leaf = &entry.parts[0];
+    for blob in [
+        leaf.vertex_bytes,
+        leaf.levels[1].index_bytes,
+        entry.textures[0].rgba8,
+    ] {
+        assert!(
+            range.contains(&blob.as_ptr()),
+            "views point into the file bytes"
+        );
+        assert_eq!(
+            (blob.as_ptr() as usize - range.start as usize) % BLOB_ALIGN,
+            0
+        );
+    }
+    assert_eq!(leaf.vertex_bytes.len(), 4 * 36);
+    assert_eq!(leaf.index_format, IndexFormat::U16);
+    assert_eq!(leaf.levels[1].index_bytes.len(), 6);
+    assert_eq!(leaf.levels[1].index_bytes_padded.len(), 8);
+    assert_eq!(leaf.levels[1].indices().collect::<Vec<_>>(), [0, 1, 3]);
+    assert_eq!(leaf.vertices().nth(2), Some(vertex(2)));
+}
+
+#[test]
+fn parts_past_65535_vertices_use_u32_indices() {
+    let mut asset = sample();
+    asset.parts[1].vertices = (0..70_000).map(vertex).collect();
+    asset.parts[1].levels[0].indices = vec![0, 69_999, 1];
+    let bytes = encode(&asset).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
+    assert_eq!(entry.parts[1].index_format, IndexFormat::U32);
+    assert_eq!(
+        entry.parts[1].levels[0].indices().collect::<Vec<_>>(),
+        [0, 69_999, 1]
+    );
+    assert_eq!(entry.to_baked(), asset);
+}
+
+#[test]
+fn every_truncation_is_refused() {
+    let bytes = encode(&sample()).unwrap();
+    for len in 0..bytes.len() {
+        let err = Entry::parse(&bytes[..len]).unwrap_err();
+        assert!(
+            matches!(err, FormatError::Truncated { .. }),
+            "length {len}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_flipped_byte_anywhere_is_detected() {
+    let bytes = encode(&sample()).unwrap();
+    for i in 0..bytes.len() {
+        let mut corrupt = bytes.clone();
+        corrupt[i] ^= 0x10;
+        assert!(
+            Entry::parse(&corrupt).is_err(),
+            "flipping byte {i} went unnoticed"
+        );
+    }
+}
+
+#[test]
+fn other_versions_and_magics_are_refused() {
+    let mut bytes = encode(&sample()).unwrap();
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+    assert_eq!(
+        Entry::parse(&bytes).unwrap_err(),
+        FormatError::UnsupportedVersion {
+            found: 2,
+            supported: FORMAT_VERSION
+        }
+    );
+    bytes[0] = b'X';
+    assert!(matches!(
+        Entry::parse(&bytes),
+        Err(FormatError::BadMagic { .. })
+    ));
+}
+
+#[test]
+fn an_index_past_the_vertices_is_refused_when_encoding() {
+    let mut asset = sample();
+    asset.parts[1].levels[0].indices = vec![0, 1, 3];
+    assert!(matches!(encode(&asset), Err(FormatError::Malformed { .. })));
+}
+
+/// Writes the golden file; run once after a deliberate format change:
+/// `SYLVA_WRITE_GOLDEN=1 cargo test -p sylva-cache write_golden`.
+#[test]
+fn write_golden() {
+    if std::env::var_os("SYLVA_WRITE_GOLDEN").is_some() {
+        std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
+    }
+}

@@ -1,0 +1,180 @@
+//! The cache folder on disk: entries (`<key>.sylva`) and `manifest.ron`. Every write
+//! goes through a temporary file in the same folder, fsync and rename, so a reader (or
+//! a bake interrupted at any point) sees the old file or the new one, never half.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use thiserror::Error;
+
+use crate::manifest::{Manifest, ManifestError, MANIFEST_FILE};
+
+/// Extension of entry files.
+pub const ENTRY_EXTENSION: &str = "sylva";
+/// Temporary files start with this; they are never entries.
+const TEMP_PREFIX: &str = ".tmp-";
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: io::Error },
+    #[error("{path}: {source}")]
+    Manifest {
+        path: PathBuf,
+        source: ManifestError,
+    },
+}
+
+/// A cache folder.
+#[derive(Clone, Debug)]
+pub struct CacheDir {
+    root: PathBuf,
+}
+
+impl CacheDir {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        CacheDir { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn manifest_path(&self) -> PathBuf {
+        self.root.join(MANIFEST_FILE)
+    }
+
+    /// The manifest; an empty one when the folder or file does not exist yet.
+    pub fn read_manifest(&self) -> Result<Manifest, StoreError> {
+        let path = self.manifest_path();
+        match fs::read_to_string(&path) {
+            Ok(text) => {
+                Manifest::parse(&text).map_err(|source| StoreError::Manifest { path, source })
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Manifest::new()),
+            Err(source) => Err(StoreError::Io { path, source }),
+        }
+    }
+
+    pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), StoreError> {
+        self.write(MANIFEST_FILE, manifest.to_ron().as_bytes())
+    }
+
+    /// The bytes of entry file `name` (as the manifest names it).
+    pub fn read_entry(&self, name: &str) -> Result<Vec<u8>, StoreError> {
+        let path = self.root.join(name);
+        fs::read(&path).map_err(|source| StoreError::Io { path, source })
+    }
+
+    pub fn write_entry(&self, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        self.write(name, bytes)
+    }
+
+    /// Entry files present, sorted (temporary files excluded).
+    pub fn entry_files(&self) -> Result<Vec<String>, StoreError> {
+        let entries = match fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(self.io_error(&self.root, source)),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| self.io_error(&self.root, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let is_entry = Path::new(&name)
+                .extension()
+                .is_some_and(|e| e == ENTRY_EXTENSION);
+            if is_entry && !name.starts_with(TEMP_PREFIX) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    pub fn remove_entry(&self, name: &str) -> Result<(), StoreError> {
+        let path = self.root.join(name);
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                Err(StoreError::Io { path, source: e })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn io_error(&self, path: &Path, source: io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    fn write(&self, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        write_atomically(&self.root.join(name), bytes).map_err(|source| StoreError::Io {
+            path: self.root.join(name),
+            source,
+        })
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
+/// rename over `path`, fsync the folder. Creates the folder if needed.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(folder)?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("a file path needs a file name"))?;
+    let temporary = folder.join(format!(
+        "{TEMP_PREFIX}{}-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        name.to_string_lossy()
+    ));
+    let result = (|| {
+        let mut file = fs::File::create(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temporary, path)?;
+        fs::File::open(folder)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_replace_whole_files_and_leave_no_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(dir.path().join("cache"));
+        assert_eq!(cache.read_manifest().unwrap(), Manifest::new());
+        cache.write_entry("a.sylva", b"first").unwrap();
+        cache.write_entry("a.sylva", b"second").unwrap();
+        cache.write_entry("b.sylva", b"x").unwrap();
+        assert_eq!(cache.read_entry("a.sylva").unwrap(), b"second");
+        assert_eq!(cache.entry_files().unwrap(), ["a.sylva", "b.sylva"]);
+        let all: Vec<_> = fs::read_dir(cache.root()).unwrap().collect();
+        assert_eq!(all.len(), 2, "no temporary file is left behind");
+        cache.remove_entry("a.sylva").unwrap();
+        cache.remove_entry("a.sylva").unwrap();
+        assert_eq!(cache.entry_files().unwrap(), ["b.sylva"]);
+    }
+
+    #[test]
+    fn a_leftover_temporary_is_not_an_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(".tmp-1-0-x.sylva"), b"half").unwrap();
+        assert!(CacheDir::new(dir.path()).entry_files().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,81 @@
+//! Bake settings as written in `assets/catalog.ron`: optional, per category and per
+//! prop, every field defaulting to the level above (prop → category → baker defaults).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Most simplified levels below the full mesh.
+pub const MAX_LOD_LEVELS: usize = 7;
+
+/// `bake: (...)` of a category or prop. Empty fields inherit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BakeOverride {
+    /// The simplified levels below the full mesh, coarser and coarser.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels: Option<Vec<LodLevel>>,
+    /// Whether simplification pins every vertex on an open edge (meshoptimizer's
+    /// LockBorder). Open shells such as leaf cards barely simplify with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_border: Option<bool>,
+    /// Per part, by part name (the material name, or the node's).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parts: BTreeMap<String, PartBakeOverride>,
+}
+
+/// One simplified level.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LodLevel {
+    /// Target triangles as a fraction of the full mesh, in (0, 1).
+    pub ratio: f32,
+    /// Largest simplification error allowed, relative to the part's extent; the level
+    /// stops short of `ratio` rather than exceed it.
+    pub max_error: f32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PartBakeOverride {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock_border: Option<bool>,
+}
+
+impl BakeOverride {
+    pub fn is_empty(&self) -> bool {
+        *self == BakeOverride::default()
+    }
+
+    /// The first problem found, as (field path below `bake`, message).
+    pub(crate) fn problem(&self) -> Option<(String, String)> {
+        let levels = self.levels.as_deref()?;
+        if levels.is_empty() || levels.len() > MAX_LOD_LEVELS {
+            return Some((
+                "levels".into(),
+                format!("{} levels; 1 to {MAX_LOD_LEVELS} are allowed", levels.len()),
+            ));
+        }
+        let mut previous = 1.0;
+        for (i, level) in levels.iter().enumerate() {
+            if !(level.ratio > 0.0 && level.ratio < previous) {
+                return Some((
+                    format!("levels[{i}].ratio"),
+                    format!(
+                        "{} must be in (0, {previous}): each level coarser than the one before",
+                        level.ratio
+                    ),
+                ));
+            }
+            if !(level.max_error.is_finite() && level.max_error >= 0.0) {
+                return Some((
+                    format!("levels[{i}].max_error"),
+                    format!("{} is not a finite error ≥ 0", level.max_error),
+                ));
+            }
+            previous = level.ratio;
+        }
+        None
+    }
+}

@@ -1,0 +1,485 @@
+//! Import behaviour on small hand-built documents: encodings, topology, hierarchy,
+//! materials, and refusals with the JSON path of the culprit.
+
+use std::io;
+
+use base64::Engine;
+use serde_json::{json, Value};
+use sylva_mesh::{AlphaMode, WrapMode};
+
+use crate::{external_files, import, ImportError, Imported};
+
+/// Builds a glTF document with one embedded buffer.
+#[derive(Default)]
+struct Doc {
+    bin: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+}
+
+const F32: u32 = 5126;
+const U8: u32 = 5121;
+const U16: u32 = 5123;
+const U32: u32 = 5125;
+const I16: u32 = 5122;
+
+impl Doc {
+    fn view(&mut self, bytes: &[u8]) -> usize {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        self.views
+            .push(json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()}));
+        self.bin.extend_from_slice(bytes);
+        self.views.len() - 1
+    }
+
+    fn accessor(
+        &mut self,
+        bytes: &[u8],
+        component: u32,
+        kind: &str,
+        count: usize,
+        extra: Value,
+    ) -> usize {
+        let view = self.view(bytes);
+        let mut a =
+            json!({"bufferView": view, "componentType": component, "type": kind, "count": count});
+        if let (Value::Object(a), Value::Object(extra)) = (&mut a, extra) {
+            a.extend(extra);
+        }
+        self.accessors.push(a);
+        self.accessors.len() - 1
+    }
+
+    fn floats(&mut self, values: &[f32], kind: &str, dims: usize) -> usize {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.accessor(&bytes, F32, kind, values.len() / dims, json!({}))
+    }
+
+    fn u16s(&mut self, values: &[u16], kind: &str, dims: usize, extra: Value) -> usize {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.accessor(&bytes, U16, kind, values.len() / dims, extra)
+    }
+
+    /// The document with `meshes` and `nodes`, plus any other top-level fields.
+    fn build(self, meshes: Value, nodes: Value, extra: Value) -> Vec<u8> {
+        let uri = format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&self.bin)
+        );
+        let mut root = json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": self.bin.len(), "uri": uri}],
+            "bufferViews": self.views,
+            "accessors": self.accessors,
+            "meshes": meshes,
+            "nodes": nodes,
+        });
+        if let (Value::Object(root), Value::Object(extra)) = (&mut root, extra) {
+            root.extend(extra);
+        }
+        serde_json::to_vec(&root).unwrap()
+    }
+}
+
+/// A unit right triangle in the XZ plane facing +Y.
+const TRIANGLE: [f32; 9] = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0];
+
+fn no_files(path: &str) -> io::Result<Vec<u8>> {
+    Err(io::Error::new(io::ErrorKind::NotFound, path.to_owned()))
+}
+
+fn run(bytes: &[u8]) -> Result<Imported, ImportError> {
+    import(bytes, &mut no_files)
+}
+
+fn one_triangle(attributes: Value, extra_primitive: Value, nodes: Value, doc: Doc) -> Vec<u8> {
+    let mut primitive = json!({"attributes": attributes});
+    if let (Value::Object(p), Value::Object(extra)) = (&mut primitive, extra_primitive) {
+        p.extend(extra);
+    }
+    doc.build(json!([{"primitives": [primitive]}]), nodes, json!({}))
+}
+
+#[test]
+fn quantized_attributes_decode_to_floats() {
+    let mut doc = Doc::default();
+    let position = doc.u16s(&[0, 0, 0, 0, 0, 2, 2, 0, 0], "VEC3", 3, json!({}));
+    let n = 32767i16.to_le_bytes();
+    let normals: Vec<u8> = (0..3)
+        .flat_map(|_| [0, 0, n[0], n[1], 0, 0, 0, 0])
+        .collect();
+    let normal = doc.accessor(&normals, I16, "VEC3", 3, json!({"normalized": true}));
+    doc.views[1]["byteStride"] = json!(8);
+    let uv = doc.accessor(
+        &[0, 0, 0, 0, 255, 0, 0, 0, 0, 255, 0, 0],
+        U8,
+        "VEC2",
+        3,
+        json!({"normalized": true}),
+    );
+    doc.views[2]["byteStride"] = json!(4);
+    let bytes = one_triangle(
+        json!({"POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv}),
+        json!({}),
+        json!([{"mesh": 0}]),
+        doc,
+    );
+    let part = &run(&bytes).unwrap().parts[0];
+    assert_eq!(part.vertices[1].position, [0.0, 0.0, 2.0]);
+    assert_eq!(part.vertices[0].normal, [0.0, 1.0, 0.0]);
+    assert_eq!(part.vertices[1].uv, [1.0, 0.0]);
+    assert_eq!(part.vertices[2].uv, [0.0, 1.0]);
+}
+
+#[test]
+fn sparse_values_replace_the_elements_they_name() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let indices = doc.view(&[2u8, 0, 0, 0]);
+    let values = doc.view(&[0.5f32, 0.0, 0.0].map(f32::to_le_bytes).concat());
+    doc.accessors[position]["sparse"] = json!({
+        "count": 1,
+        "indices": {"bufferView": indices, "componentType": U8},
+        "values": {"bufferView": values},
+    });
+    let bytes = one_triangle(
+        json!({"POSITION": position}),
+        json!({}),
+        json!([{"mesh": 0}]),
+        doc,
+    );
+    let part = &run(&bytes).unwrap().parts[0];
+    assert_eq!(part.vertices[2].position, [0.5, 0.0, 0.0]);
+    assert_eq!(part.vertices[1].position, [0.0, 0.0, 1.0]);
+}
+
+#[test]
+fn node_transforms_are_baked_into_positions_and_normals() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let normal = doc.floats(&[0.0, 1.0, 0.0].repeat(3), "VEC3", 3);
+    // Parent moves up 10; child shears the normal through a non-uniform scale and a
+    // 90° turn about Z (Y up becomes -X).
+    let nodes = json!([
+        {"children": [1], "translation": [0.0, 10.0, 0.0]},
+        {"mesh": 0, "scale": [2.0, 1.0, 1.0], "rotation": [0.0, 0.0, 0.70710677, 0.70710677]},
+    ]);
+    let bytes = one_triangle(
+        json!({"POSITION": position, "NORMAL": normal}),
+        json!({}),
+        nodes,
+        doc,
+    );
+    let part = &run(&bytes).unwrap().parts[0];
+    let p = part.vertices[2].position;
+    assert!(
+        (p[0] - 0.0).abs() < 1e-6 && (p[1] - 12.0).abs() < 1e-6,
+        "{p:?}"
+    );
+    let n = part.vertices[0].normal;
+    assert!((n[0] + 1.0).abs() < 1e-6 && n[1].abs() < 1e-6, "{n:?}");
+}
+
+#[test]
+fn a_mirroring_transform_flips_the_winding() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let bytes = one_triangle(
+        json!({"POSITION": position}),
+        json!({}),
+        json!([{"mesh": 0, "scale": [-1.0, 1.0, 1.0]}]),
+        doc,
+    );
+    let part = &run(&bytes).unwrap().parts[0];
+    assert_eq!(part.indices, [0, 2, 1]);
+    assert_eq!(part.vertices[0].normal, [0.0, 1.0, 0.0]);
+}
+
+#[test]
+fn strips_and_fans_become_lists_and_lines_are_reported() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&[TRIANGLE.as_slice(), &[1.0, 0.0, 1.0]].concat(), "VEC3", 3);
+    let meshes = json!([{"primitives": [
+        {"attributes": {"POSITION": position}, "mode": 5},
+        {"attributes": {"POSITION": position}, "mode": 6},
+        {"attributes": {"POSITION": position}, "mode": 1},
+        {"attributes": {"POSITION": position}, "mode": 0},
+    ]}]);
+    let bytes = doc.build(meshes, json!([{"mesh": 0}]), json!({}));
+    let imported = run(&bytes).unwrap();
+    assert_eq!(imported.parts.len(), 2);
+    assert_eq!(imported.parts[0].indices, [0, 1, 2, 1, 3, 2]);
+    assert_eq!(imported.parts[1].indices, [1, 2, 0, 2, 3, 0]);
+    assert_eq!(imported.stats.primitives, 4);
+    assert_eq!(imported.stats.converted_to_lists, 2);
+    let skipped: Vec<&str> = imported
+        .stats
+        .skipped
+        .iter()
+        .map(|s| s.path.as_str())
+        .collect();
+    assert_eq!(
+        skipped,
+        ["meshes[0].primitives[2]", "meshes[0].primitives[3]"]
+    );
+}
+
+#[test]
+fn missing_normals_are_computed_and_counted() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let bytes = one_triangle(
+        json!({"POSITION": position}),
+        json!({}),
+        json!([{"mesh": 0}]),
+        doc,
+    );
+    let imported = run(&bytes).unwrap();
+    assert!(imported.parts[0].generated_normals);
+    assert_eq!(imported.stats.generated_normals, 1);
+    assert!(imported.parts[0]
+        .vertices
+        .iter()
+        .all(|v| v.normal == [0.0, 1.0, 0.0]));
+}
+
+#[test]
+fn u8_u16_u32_and_absent_indices_give_the_same_triangles() {
+    let build = |indices: Option<(u32, Vec<u8>)>| {
+        let mut doc = Doc::default();
+        let position = doc.floats(&TRIANGLE, "VEC3", 3);
+        let extra = match indices {
+            Some((component, bytes)) => {
+                json!({"indices": doc.accessor(&bytes, component, "SCALAR", 3, json!({}))})
+            }
+            None => json!({}),
+        };
+        let bytes = one_triangle(
+            json!({"POSITION": position}),
+            extra,
+            json!([{"mesh": 0}]),
+            doc,
+        );
+        run(&bytes).unwrap().parts.remove(0).indices
+    };
+    let expected = vec![0, 1, 2];
+    assert_eq!(build(None), expected);
+    assert_eq!(build(Some((U8, vec![0, 1, 2]))), expected);
+    assert_eq!(build(Some((U16, vec![0, 0, 1, 0, 2, 0]))), expected);
+    assert_eq!(
+        build(Some((U32, [0u32, 1, 2].map(u32::to_le_bytes).concat()))),
+        expected
+    );
+}
+
+#[test]
+fn an_index_past_the_vertices_names_the_indices_path() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let indices = doc.accessor(&[0, 1, 7, 0], U8, "SCALAR", 3, json!({}));
+    let bytes = one_triangle(
+        json!({"POSITION": position}),
+        json!({"indices": indices}),
+        json!([{"mesh": 0}]),
+        doc,
+    );
+    let err = run(&bytes).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "meshes[0].primitives[0].indices: index 7 at position 2 is not below the vertex count 3"
+    );
+}
+
+#[test]
+fn an_accessor_past_its_view_is_refused() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    doc.accessors[position]["count"] = json!(4);
+    let bytes = one_triangle(
+        json!({"POSITION": position}),
+        json!({}),
+        json!([{"mesh": 0}]),
+        doc,
+    );
+    let err = run(&bytes).unwrap_err();
+    assert!(
+        matches!(&err, ImportError::OutOfBounds { path, end: 48, available: 36, .. } if path == "accessors[0].bufferView"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_huge_count_is_refused_before_allocating() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    doc.accessors[position]["count"] = json!(1u64 << 31);
+    let bytes = one_triangle(
+        json!({"POSITION": position}),
+        json!({}),
+        json!([{"mesh": 0}]),
+        doc,
+    );
+    let err = run(&bytes).unwrap_err();
+    assert!(
+        matches!(&err, ImportError::TooLarge { path, count, .. } if path == "accessors[0].count" && *count == 1 << 31),
+        "{err}"
+    );
+}
+
+#[test]
+fn cycles_and_deep_hierarchies_are_errors_not_overflows() {
+    let mut doc = Doc::default();
+    doc.floats(&TRIANGLE, "VEC3", 3);
+    let meshes = json!([{"primitives": [{"attributes": {"POSITION": 0}}]}]);
+    let cycle = json!([{"children": [1]}, {"children": [0], "mesh": 0}]);
+    let scene = json!({"scenes": [{"nodes": [0]}], "scene": 0});
+    let err =
+        run(&Doc { ..clone_doc(&doc) }.build(meshes.clone(), cycle, scene.clone())).unwrap_err();
+    assert!(matches!(err, ImportError::Hierarchy { .. }), "{err}");
+
+    let deep: Vec<Value> = (0..10_000)
+        .map(|i| json!({"children": [i + 1]}))
+        .chain([json!({"mesh": 0})])
+        .collect();
+    let err = run(&clone_doc(&doc).build(meshes, Value::Array(deep), scene)).unwrap_err();
+    assert!(err.to_string().contains("deeper than 64"), "{err}");
+}
+
+fn clone_doc(doc: &Doc) -> Doc {
+    Doc {
+        bin: doc.bin.clone(),
+        views: doc.views.clone(),
+        accessors: doc.accessors.clone(),
+    }
+}
+
+#[test]
+fn external_buffers_are_read_through_the_resolver_and_escapes_refused() {
+    let positions: Vec<u8> = TRIANGLE.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let gltf = |uri: &str| {
+        serde_json::to_vec(&json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": 36, "uri": uri}],
+            "bufferViews": [{"buffer": 0, "byteLength": 36}],
+            "accessors": [{"bufferView": 0, "componentType": F32, "type": "VEC3", "count": 3}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+            "nodes": [{"mesh": 0}],
+        }))
+        .unwrap()
+    };
+    let good = gltf("bin/tri%20angle.bin");
+    assert_eq!(external_files(&good).unwrap(), ["bin/tri angle.bin"]);
+    let mut asked = Vec::new();
+    let imported = import(&good, &mut |path: &str| {
+        asked.push(path.to_owned());
+        Ok(positions.clone())
+    })
+    .unwrap();
+    assert_eq!(asked, ["bin/tri angle.bin"]);
+    assert_eq!(imported.parts[0].vertices.len(), 3);
+
+    let err = import(
+        &gltf("../outside.bin"),
+        &mut |_: &str| -> io::Result<Vec<u8>> {
+            panic!("an escaping URI must not reach the resolver")
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "buffers[0].uri: refusing URI `../outside.bin`: `..` leaves the asset's folder"
+    );
+    assert!(external_files(&gltf("/etc/passwd")).is_err());
+
+    let err = run(&good).unwrap_err();
+    assert!(matches!(err, ImportError::External { .. }), "{err}");
+}
+
+#[test]
+fn materials_carry_alpha_mask_sides_texture_and_wrap_modes() {
+    let mut png = Vec::new();
+    let image = image::RgbaImage::from_fn(2, 2, |x, y| {
+        image::Rgba([x as u8 * 255, y as u8 * 255, 0, 128])
+    });
+    image
+        .write_to(&mut io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let uv = doc.floats(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "VEC2", 2);
+    let png_view = doc.view(&png);
+    let extra = json!({
+        "materials": [{
+            "name": "leaf",
+            "alphaMode": "MASK",
+            "alphaCutoff": 0.3,
+            "doubleSided": true,
+            "pbrMetallicRoughness": {
+                "baseColorFactor": [0.5, 1.0, 0.5, 1.0],
+                "baseColorTexture": {"index": 0, "extensions": {"KHR_texture_transform": {"scale": [2.0, 2.0]}}},
+            },
+        }],
+        "textures": [{"source": 0, "sampler": 0}],
+        "samplers": [{"wrapS": 33071, "wrapT": 33648}],
+        "images": [{"bufferView": png_view, "mimeType": "image/png"}],
+        "extensionsRequired": ["KHR_texture_transform"],
+    });
+    let meshes = json!([{"primitives": [
+        {"attributes": {"POSITION": position, "TEXCOORD_0": uv}, "material": 0},
+        {"attributes": {"POSITION": position, "TEXCOORD_0": uv}, "material": 0},
+    ]}]);
+    let bytes = doc.build(meshes, json!([{"mesh": 0}]), extra);
+    let imported = run(&bytes).unwrap();
+    let names: Vec<&str> = imported.parts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["leaf", "leaf#2"]);
+    let material = &imported.parts[0].material;
+    assert_eq!(material.alpha_mode, AlphaMode::Mask { cutoff: 0.3 });
+    assert!(material.double_sided);
+    assert_eq!(material.base_color_factor, [0.5, 1.0, 0.5, 1.0]);
+    let binding = material.base_color_texture.unwrap();
+    assert_eq!(
+        (binding.texture, binding.wrap_u, binding.wrap_v),
+        (0, WrapMode::ClampToEdge, WrapMode::MirroredRepeat)
+    );
+    assert_eq!(imported.textures.len(), 1, "one image decoded once");
+    let texture = &imported.textures[0];
+    assert_eq!((texture.width, texture.height), (2, 2));
+    assert_eq!(&texture.rgba8[4..8], &[255, 0, 0, 128]);
+    assert_eq!(imported.parts[0].vertices[1].uv, [2.0, 0.0]);
+}
+
+#[test]
+fn vertex_colours_become_rgba8() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let color = doc.floats(&[1.0, 0.5, 0.0].repeat(3), "VEC3", 3);
+    let bytes = one_triangle(
+        json!({"POSITION": position, "COLOR_0": color}),
+        json!({}),
+        json!([{"mesh": 0}]),
+        doc,
+    );
+    let part = &run(&bytes).unwrap().parts[0];
+    assert_eq!(part.vertices[0].color, [255, 128, 0, 255]);
+}
+
+#[test]
+fn a_float_normal_that_is_normalised_is_an_invalid_encoding() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let uv = doc.accessor(&[0; 12], U32, "VEC2", 3, json!({}));
+    let bytes = one_triangle(
+        json!({"POSITION": position, "TEXCOORD_0": uv}),
+        json!({}),
+        json!([{"mesh": 0}]),
+        doc,
+    );
+    let err = run(&bytes).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("meshes[0].primitives[0].attributes.TEXCOORD_0: accessors[1] is 2 × U32"),
+        "{err}"
+    );
+}

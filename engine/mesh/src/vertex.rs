@@ -1,0 +1,69 @@
+/// Bytes per vertex in the GPU layout.
+pub const VERTEX_STRIDE: usize = 36;
+
+/// One vertex in the fixed GPU layout the renderer binds directly, little-endian and
+/// interleaved, 36 bytes:
+///
+/// | offset | attribute | format |
+/// |---|---|---|
+/// | 0 | position | `f32 × 3` |
+/// | 12 | normal | `f32 × 3` |
+/// | 24 | uv | `f32 × 2` |
+/// | 32 | colour | RGBA8 unorm (`u8 × 4`) |
+///
+/// `repr(C)` with no padding, so its in-memory bytes on a little-endian machine are the
+/// layout itself (meshoptimizer hashes and remaps vertices as raw bytes).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct Vertex {
+    pub position: [f32; 3],
+    pub normal: [f32; 3],
+    pub uv: [f32; 2],
+    pub color: [u8; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<Vertex>() == VERTEX_STRIDE);
+
+impl Vertex {
+    /// The vertex in the GPU layout.
+    pub fn to_bytes(&self) -> [u8; VERTEX_STRIDE] {
+        let mut out = [0; VERTEX_STRIDE];
+        let floats = self.position.iter().chain(&self.normal).chain(&self.uv);
+        for (chunk, value) in out.chunks_exact_mut(4).zip(floats) {
+            chunk.copy_from_slice(&value.to_le_bytes());
+        }
+        out[32..].copy_from_slice(&self.color);
+        out
+    }
+
+    /// Reads one vertex of the GPU layout.
+    pub fn from_bytes(bytes: &[u8; VERTEX_STRIDE]) -> Self {
+        let f = |i: usize| f32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        Vertex {
+            position: [f(0), f(4), f(8)],
+            normal: [f(12), f(16), f(20)],
+            uv: [f(24), f(28)],
+            color: [bytes[32], bytes[33], bytes[34], bytes[35]],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_round_trip_in_the_documented_layout() {
+        let v = Vertex {
+            position: [1.0, -2.0, 3.5],
+            normal: [0.0, 1.0, 0.0],
+            uv: [0.25, 0.75],
+            color: [10, 20, 30, 255],
+        };
+        let bytes = v.to_bytes();
+        assert_eq!(&bytes[4..8], &(-2.0f32).to_le_bytes());
+        assert_eq!(&bytes[28..32], &0.75f32.to_le_bytes());
+        assert_eq!(&bytes[32..], &[10, 20, 30, 255]);
+        assert_eq!(Vertex::from_bytes(&bytes), v);
+    }
+}

@@ -1,0 +1,71 @@
+//! A cache entry seen by the renderer and the registry: its parts as GPU-ready
+//! geometry (slices of the entry's bytes, no conversion pass) and its shape.
+
+use sylva_buckets::PropShape;
+use sylva_cache::{Entry, IndexFormat};
+use sylva_mesh::AlphaMode as BakedAlpha;
+use sylva_render::props::{
+    AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureRgba8,
+};
+
+/// Cutoff for glTF `BLEND` materials, drawn alpha-tested (order-independent).
+const BLEND_AS_MASK_CUTOFF: f32 = 0.5;
+
+/// The (parts, LODs) a baked entry gives the registry. Parts of one prop share a level
+/// count: the coarsest any part has, since a placement's parts move together.
+pub fn shape_of(entry: &Entry) -> PropShape {
+    let lods = entry
+        .parts
+        .iter()
+        .map(|p| p.levels.len())
+        .min()
+        .unwrap_or(0);
+    PropShape {
+        parts: entry.parts.len().min(u16::MAX as usize) as u16,
+        lods: lods.min(u8::MAX as usize) as u8,
+    }
+}
+
+/// Every part of `entry` as geometry the props renderer uploads directly.
+pub fn geometry_of<'a>(entry: &Entry<'a>) -> Vec<PartGeometry<'a>> {
+    entry
+        .parts
+        .iter()
+        .map(|part| {
+            let material = &part.material;
+            PartGeometry {
+                vertices: part.vertex_bytes,
+                lods: part
+                    .levels
+                    .iter()
+                    .map(|level| LodIndices {
+                        bytes: level.index_bytes,
+                        width: match level.index_format {
+                            IndexFormat::U16 => IndexWidth::U16,
+                            IndexFormat::U32 => IndexWidth::U32,
+                        },
+                    })
+                    .collect(),
+                material: PartMaterial {
+                    base_color: material.base_color_factor,
+                    texture: material
+                        .base_color_texture
+                        .and_then(|binding| entry.textures.get(binding.texture as usize))
+                        .map(|t| TextureRgba8 {
+                            width: t.width,
+                            height: t.height,
+                            pixels: t.rgba8,
+                        }),
+                    alpha: match material.alpha_mode {
+                        BakedAlpha::Opaque => AlphaMode::Opaque,
+                        BakedAlpha::Mask { cutoff } => AlphaMode::Mask { cutoff },
+                        BakedAlpha::Blend => AlphaMode::Mask {
+                            cutoff: BLEND_AS_MASK_CUTOFF,
+                        },
+                    },
+                    double_sided: material.double_sided,
+                },
+            }
+        })
+        .collect()
+}

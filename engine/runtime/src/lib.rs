@@ -1,0 +1,276 @@
+//! The runtime: a painting session ([`World`]) drawn by the rend3 plugin with props
+//! from the bake cache. It loads every baked prop of a cache into the registry (shape)
+//! and the GPU (geometry), swaps a re-baked prop in place between frames (placements
+//! and buckets stay), and per frame ticks the LOD controller, mirrors the registry's
+//! bucket changes and draws. Shared by the `sylva` command and the viewer.
+
+mod baked;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use sylva_buckets::BucketChanges;
+use sylva_cache::{CacheDir, Entry, FormatError, StoreError};
+use sylva_lod::TickStats;
+use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
+use sylva_render::{
+    draw_frame, render_image, CameraView, OutputFrame, RenderContext, RenderError, RgbaImage, Scene,
+};
+use sylva_world::{World, WorldError};
+use thiserror::Error;
+
+pub use baked::{geometry_of, shape_of};
+
+#[derive(Debug, Error)]
+pub enum RuntimeError {
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error(transparent)]
+    World(#[from] WorldError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cache entry `{entry}` for {prop}: {source}")]
+    Entry {
+        prop: String,
+        entry: String,
+        source: FormatError,
+    },
+    #[error("cache entry `{entry}` for {prop}: {source}")]
+    Geometry {
+        prop: String,
+        entry: String,
+        source: GeometryError,
+    },
+    #[error("cache entry `{entry}` holds prop `{found}`, the manifest says `{expected}`")]
+    PropMismatch {
+        entry: String,
+        expected: String,
+        found: String,
+    },
+}
+
+/// What is loaded of one prop.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LoadedProp {
+    /// The manifest's geometry revision of the loaded data.
+    pub revision: u64,
+    pub entry: String,
+    pub parts: u16,
+    pub lods: u8,
+}
+
+/// What a [`Runtime::load_cache`] pass changed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LoadReport {
+    /// Props loaded for the first time.
+    pub loaded: Vec<String>,
+    /// Props whose geometry was replaced (a new revision).
+    pub swapped: Vec<String>,
+    /// Props gone from the cache (their placements wait, pending).
+    pub unloaded: Vec<String>,
+    /// Entries that could not be loaded; the previous version of the prop, if any, stays.
+    pub failed: Vec<String>,
+}
+
+/// What one frame did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FrameStats {
+    pub placements: u32,
+    /// Placements whose prop is not loaded.
+    pub pending: u32,
+    pub lod_evaluated: u32,
+    pub lod_moved: u32,
+    #[serde(flatten)]
+    pub draw: DrawStats,
+}
+
+pub struct Runtime {
+    world: World,
+    context: RenderContext,
+    scene: Scene,
+    props: PropsRenderer,
+    changes: BucketChanges,
+    loaded: BTreeMap<String, LoadedProp>,
+}
+
+impl Runtime {
+    pub fn new(mut context: RenderContext, world: World) -> Result<Self, RuntimeError> {
+        let scene = Scene::new(&mut context, world.terrain())?;
+        let props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
+        Ok(Self {
+            world,
+            context,
+            scene,
+            props,
+            changes: BucketChanges::default(),
+            loaded: BTreeMap::new(),
+        })
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    pub fn context(&self) -> &RenderContext {
+        &self.context
+    }
+
+    pub fn loaded(&self) -> &BTreeMap<String, LoadedProp> {
+        &self.loaded
+    }
+
+    /// Brings the loaded props in line with the cache's manifest: new props load, props
+    /// with a new revision swap their geometry in place, props gone from the manifest
+    /// unload. An entry that fails to load is reported and leaves the prop as it was.
+    pub fn load_cache(&mut self, cache: &CacheDir) -> Result<LoadReport, RuntimeError> {
+        let manifest = cache.read_manifest()?;
+        let mut report = LoadReport::default();
+        let mut present = Vec::with_capacity(manifest.assets.len());
+        for entry in manifest.assets.values() {
+            present.push(entry.prop.clone());
+            let current = self.loaded.get(&entry.prop);
+            if current.is_some_and(|c| c.revision == entry.revision && c.entry == entry.entry) {
+                continue;
+            }
+            let first = current.is_none();
+            let loaded = cache
+                .read_entry(&entry.entry)
+                .map_err(RuntimeError::from)
+                .and_then(|bytes| self.set_prop(&entry.prop, &entry.entry, entry.revision, &bytes));
+            match loaded {
+                Ok(()) if first => report.loaded.push(entry.prop.clone()),
+                Ok(()) => report.swapped.push(entry.prop.clone()),
+                Err(error) => report.failed.push(error.to_string()),
+            }
+        }
+        let gone: Vec<String> = self
+            .loaded
+            .keys()
+            .filter(|p| !present.contains(p))
+            .cloned()
+            .collect();
+        for prop in gone {
+            self.unload(&prop)?;
+            report.unloaded.push(prop);
+        }
+        Ok(report)
+    }
+
+    /// Loads (or replaces) one prop from its entry's bytes.
+    pub fn set_prop(
+        &mut self,
+        prop: &str,
+        entry_name: &str,
+        revision: u64,
+        bytes: &[u8],
+    ) -> Result<(), RuntimeError> {
+        let entry = Entry::parse(bytes).map_err(|source| RuntimeError::Entry {
+            prop: prop.to_owned(),
+            entry: entry_name.to_owned(),
+            source,
+        })?;
+        if entry.prop_id != prop {
+            return Err(RuntimeError::PropMismatch {
+                entry: entry_name.to_owned(),
+                expected: prop.to_owned(),
+                found: entry.prop_id.to_owned(),
+            });
+        }
+        let shape = shape_of(&entry);
+        let key = self.world.prop_key(prop);
+        // Geometry first: if the GPU refuses it, the registry keeps the old shape too.
+        self.props
+            .set_prop(&self.context.renderer, key, &geometry_of(&entry))
+            .map_err(|source| RuntimeError::Geometry {
+                prop: prop.to_owned(),
+                entry: entry_name.to_owned(),
+                source,
+            })?;
+        self.world.set_prop_shape(prop, shape)?;
+        self.loaded.insert(
+            prop.to_owned(),
+            LoadedProp {
+                revision,
+                entry: entry_name.to_owned(),
+                parts: shape.parts,
+                lods: shape.lods,
+            },
+        );
+        Ok(())
+    }
+
+    /// Forgets a prop's geometry; its placements stay, pending, until it returns.
+    pub fn unload(&mut self, prop: &str) -> Result<(), RuntimeError> {
+        let key = self.world.prop_key(prop);
+        self.props.remove_prop(key);
+        self.world.remove_prop_shape(prop)?;
+        self.loaded.remove(prop);
+        Ok(())
+    }
+
+    /// Brings the LODs and the GPU copies of the buckets up to date for `camera`.
+    pub fn prepare(&mut self, camera: &CameraView, now: f64) -> TickStats {
+        let tick = self.world.tick_lod(camera.eye, now);
+        self.world.registry_mut().drain_changes(&mut self.changes);
+        self.props
+            .sync(&self.context.renderer, self.world.registry(), &self.changes);
+        tick
+    }
+
+    /// Draws one frame into `output` (a window surface or a texture view).
+    pub fn draw(
+        &mut self,
+        camera: CameraView,
+        now: f64,
+        size: (u32, u32),
+        output: OutputFrame,
+    ) -> FrameStats {
+        let tick = self.prepare(&camera, now);
+        let stats = self.stats(tick);
+        draw_frame(
+            &mut self.context,
+            &self.scene,
+            &mut self.props,
+            camera,
+            size,
+            output,
+        );
+        stats
+    }
+
+    /// Draws one frame offscreen and reads it back.
+    pub fn render_image(
+        &mut self,
+        camera: CameraView,
+        now: f64,
+        width: u32,
+        height: u32,
+    ) -> Result<(RgbaImage, FrameStats), RuntimeError> {
+        let tick = self.prepare(&camera, now);
+        let stats = self.stats(tick);
+        let image = render_image(
+            &mut self.context,
+            &self.scene,
+            &mut self.props,
+            camera,
+            width,
+            height,
+        )?;
+        Ok((image, stats))
+    }
+
+    fn stats(&self, tick: TickStats) -> FrameStats {
+        let registry = self.world.registry();
+        FrameStats {
+            placements: registry.len(),
+            pending: registry.pending_len(),
+            lod_evaluated: tick.evaluated,
+            lod_moved: tick.moved,
+            draw: self.props.stats(),
+        }
+    }
+}

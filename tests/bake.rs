@@ -1,0 +1,272 @@
+//! The folder bake end to end: incremental, deterministic, self-healing, checkable,
+//! and readable by the runtime through the manifest.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{add_file, temp_assets};
+use sylva::bake::{bake_folder, check_folder, BakeOptions, Finding, FolderReport, Status};
+use sylva::cache::{CacheDir, Entry, Manifest};
+
+const CATEGORIES: [&str; 3] = ["box", "quad", "truck"];
+const FILES: [(&str, &str); 4] = [
+    ("box", "Box.glb"),
+    ("quad", "Mesh_PrimitiveMode_13.gltf"),
+    ("quad", "Mesh_PrimitiveMode_13.bin"),
+    ("truck", "CesiumMilkTruck.gltf"),
+];
+
+fn full_assets() -> tempfile::TempDir {
+    let dir = temp_assets(&CATEGORIES, &FILES);
+    add_file(dir.path(), "truck", "CesiumMilkTruck0.bin");
+    add_file(dir.path(), "truck", "CesiumMilkTruck.png");
+    dir
+}
+
+fn bake(assets: &Path, cache: &CacheDir) -> FolderReport {
+    bake_folder(assets, cache, &BakeOptions::default()).unwrap()
+}
+
+fn baked_paths(report: &FolderReport) -> Vec<&str> {
+    report
+        .assets
+        .iter()
+        .filter(|a| matches!(a.status, Status::Baked { .. }))
+        .map(|a| a.path.as_str())
+        .collect()
+}
+
+fn cache_in(dir: &tempfile::TempDir) -> CacheDir {
+    CacheDir::new(dir.path().join("cache"))
+}
+
+#[test]
+fn only_changed_assets_rebake() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    let first = bake(assets.path(), &cache);
+    assert_eq!(first.baked(), 3);
+    assert!(first.manifest_written);
+
+    let warm = bake(assets.path(), &cache);
+    assert_eq!((warm.baked(), warm.current()), (0, 3));
+    assert!(!warm.manifest_written, "a no-op bake writes nothing");
+
+    // Changing the truck's external .bin re-bakes the truck and nothing else.
+    let bin = assets.path().join("truck/CesiumMilkTruck0.bin");
+    let mut bytes = fs::read(&bin).unwrap();
+    bytes[100] ^= 1;
+    fs::write(&bin, bytes).unwrap();
+    let after = bake(assets.path(), &cache);
+    assert_eq!(baked_paths(&after), ["truck/CesiumMilkTruck.gltf"]);
+    assert_eq!(
+        after.removed_entries.len(),
+        1,
+        "the truck's old entry is gone"
+    );
+    assert_eq!(cache.entry_files().unwrap().len(), 3);
+}
+
+#[test]
+fn deleting_an_asset_removes_its_entry_and_manifest_line() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let entry = cache.read_manifest().unwrap().assets["box/Box.glb"]
+        .entry
+        .clone();
+    fs::remove_file(assets.path().join("box/Box.glb")).unwrap();
+    let report = bake(assets.path(), &cache);
+    assert_eq!(report.removed_assets, ["box/Box.glb"]);
+    assert_eq!(report.removed_entries, [entry]);
+    assert!(!cache
+        .read_manifest()
+        .unwrap()
+        .assets
+        .contains_key("box/Box.glb"));
+    assert!(check_folder(assets.path(), &cache).unwrap().is_empty());
+}
+
+#[test]
+fn a_flipped_byte_in_an_entry_is_detected_and_rebaked() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let name = cache.read_manifest().unwrap().assets["box/Box.glb"]
+        .entry
+        .clone();
+    let good = cache.read_entry(&name).unwrap();
+    let mut corrupt = good.clone();
+    corrupt[good.len() / 2] ^= 0x40;
+    fs::write(cache.root().join(&name), &corrupt).unwrap();
+    assert!(matches!(
+        &check_folder(assets.path(), &cache).unwrap()[..],
+        [Finding::Different { path, .. }] if path == "box/Box.glb"
+    ));
+    let report = bake(assets.path(), &cache);
+    assert_eq!(baked_paths(&report), ["box/Box.glb"]);
+    assert_eq!(cache.read_entry(&name).unwrap(), good);
+    assert_eq!(
+        cache.read_manifest().unwrap().assets["box/Box.glb"].revision,
+        1,
+        "same content, same revision"
+    );
+}
+
+#[test]
+fn a_broken_asset_is_reported_with_its_reason_and_the_rest_still_bake() {
+    let assets = full_assets();
+    fs::write(assets.path().join("box/broken.glb"), b"glTF\x02\0\0\0").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    let report = bake(assets.path(), &cache);
+    assert_eq!((report.baked(), report.failed()), (3, 1));
+    let broken = report
+        .assets
+        .iter()
+        .find(|a| a.path == "box/broken.glb")
+        .unwrap();
+    let Status::Failed { error, .. } = &broken.status else {
+        panic!("expected a failure, got {:?}", broken.status)
+    };
+    assert!(error.to_string().contains("GLB container"), "{error}");
+    assert!(matches!(
+        &check_folder(assets.path(), &cache).unwrap()[..],
+        [Finding::Failed { path, .. }] if path == "box/broken.glb"
+    ));
+}
+
+#[test]
+fn bakes_are_identical_on_one_and_four_threads() {
+    let assets = full_assets();
+    let bytes_with = |threads: usize| {
+        let out = tempfile::tempdir().unwrap();
+        let cache = cache_in(&out);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| bake(assets.path(), &cache));
+        let mut files: Vec<(String, Vec<u8>)> = cache
+            .entry_files()
+            .unwrap()
+            .into_iter()
+            .map(|name| (name.clone(), cache.read_entry(&name).unwrap()))
+            .collect();
+        files.push(("manifest".into(), fs::read(cache.manifest_path()).unwrap()));
+        files
+    };
+    let one = bytes_with(1);
+    assert_eq!(one.len(), 4);
+    assert_eq!(one, bytes_with(4));
+}
+
+#[test]
+fn revisions_count_content_changes_per_prop() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let revision = |m: &Manifest, path: &str| m.assets[path].revision;
+    let path = assets.path().join("quad/Mesh_PrimitiveMode_13.bin");
+    for expected in 2..4 {
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[0] ^= 1; // nudges a vertex coordinate
+        fs::write(&path, bytes).unwrap();
+        bake(assets.path(), &cache);
+        let manifest = cache.read_manifest().unwrap();
+        assert_eq!(
+            revision(&manifest, "quad/Mesh_PrimitiveMode_13.gltf"),
+            expected
+        );
+        assert_eq!(revision(&manifest, "box/Box.glb"), 1);
+    }
+}
+
+#[test]
+fn check_lists_what_is_missing_stale_orphaned_or_unreferenced() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    assert!(matches!(
+        &check_folder(assets.path(), &cache).unwrap()[0],
+        Finding::Missing { .. }
+    ));
+    bake(assets.path(), &cache);
+    assert!(check_folder(assets.path(), &cache).unwrap().is_empty());
+
+    // A catalog override changes the truck's settings, so its key: stale.
+    let catalog = assets.path().join("catalog.ron");
+    let text = fs::read_to_string(&catalog).unwrap();
+    fs::write(
+        &catalog,
+        text.replace(
+            r#""truck": (family: "truck")"#,
+            r#""truck": (family: "truck", bake: (lock_border: Some(false)))"#,
+        ),
+    )
+    .unwrap();
+    fs::remove_file(assets.path().join("box/Box.glb")).unwrap();
+    cache.write_entry("stray.sylva", b"x").unwrap();
+    let findings: Vec<String> = check_folder(assets.path(), &cache)
+        .unwrap()
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    assert_eq!(
+        findings,
+        [
+            "stale: truck/CesiumMilkTruck.gltf changed since it was baked (or its settings did)",
+            "orphaned: the manifest lists box/Box.glb, which is gone",
+            "unreferenced: stray.sylva belongs to no asset",
+        ]
+    );
+    let report = bake(assets.path(), &cache);
+    assert_eq!(baked_paths(&report), ["truck/CesiumMilkTruck.gltf"]);
+    assert!(check_folder(assets.path(), &cache).unwrap().is_empty());
+}
+
+#[test]
+fn the_runtime_reads_an_entry_by_prop_id_without_copying() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+
+    let manifest = cache.read_manifest().unwrap();
+    let (path, listed) = manifest.prop("truck/CesiumMilkTruck").unwrap();
+    assert_eq!(path, "truck/CesiumMilkTruck.gltf");
+    assert_eq!(
+        listed.sources,
+        ["truck/CesiumMilkTruck0.bin", "truck/CesiumMilkTruck.png"]
+    );
+    let bytes = cache.read_entry(&listed.entry).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
+    assert_eq!(entry.prop_id, "truck/CesiumMilkTruck");
+    assert_eq!(entry.parts.len(), 5);
+    for part in &entry.parts {
+        assert_eq!(part.vertex_bytes.len(), part.vertex_count as usize * 36);
+        assert_eq!(part.levels.len(), 3);
+        let counts: Vec<u32> = part.levels.iter().map(|l| l.index_count).collect();
+        assert!(
+            counts.windows(2).all(|w| w[1] <= w[0]),
+            "{}: {counts:?}",
+            part.name
+        );
+        for level in &part.levels {
+            assert!(level.indices().all(|i| i < part.vertex_count));
+        }
+    }
+    let texture = &entry.textures[0];
+    assert_eq!(
+        texture.rgba8.len(),
+        (texture.width * texture.height * 4) as usize
+    );
+    let range = bytes.as_ptr_range();
+    assert!(range.contains(&entry.parts[0].vertex_bytes.as_ptr()));
+}

@@ -1,0 +1,269 @@
+//! Frames on a real Vulkan driver (lavapipe where there is no GPU). Without an adapter
+//! these tests fail, naming the package to install; they never skip.
+//!
+//! Golden images live in `tests/golden/`; `SYLVA_BLESS=1 cargo test --test gpu`
+//! rewrites them. A failing comparison leaves the frame and a diff picture in
+//! `target/gpu-test-output/`.
+
+mod common;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use glam::{Vec2, Vec3};
+use sylva::bake::{bake_folder, BakeOptions};
+use sylva::cache::{encode, CacheDir, Entry};
+use sylva::lod::LodConfig;
+use sylva::render::{CameraView, RenderContext, RgbaImage, OUTPUT_FORMAT};
+use sylva::runtime::Runtime;
+use sylva::scatter::{Session, TerrainSource, DEFAULT_PLACEMENT_CAP};
+use sylva::terrain::{default_world, Landmark};
+use sylva::world::World;
+use tempfile::TempDir;
+
+/// One lavapipe device at a time: frames are CPU-bound and memory-hungry.
+static GPU: Mutex<()> = Mutex::new(());
+
+const SIZE: (u32, u32) = (320, 180);
+
+/// The bundled props baked into a fresh cache folder.
+fn baked_cache() -> (TempDir, CacheDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CacheDir::new(dir.path());
+    let report = bake_folder(
+        &common::repo().join("assets"),
+        &cache,
+        &BakeOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(report.failed(), 0);
+    (dir, cache)
+}
+
+fn empty_session() -> Session {
+    Session::new(
+        11,
+        DEFAULT_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        common::snapshot(),
+    )
+}
+
+/// A few strokes of the shipped presets around the meadow and the lake.
+fn painted_world() -> World {
+    let mut world = World::new(default_world(), &empty_session(), &LodConfig::default()).unwrap();
+    for (stem, landmark, offset) in [
+        ("mixed_forest", Landmark::Meadow, Vec2::ZERO),
+        ("meadow", Landmark::Meadow, Vec2::new(0.0, -20.0)),
+        ("lake_shore", Landmark::Lake, Vec2::ZERO),
+    ] {
+        let preset = common::preset(stem);
+        let brush = preset.brush;
+        let name = world.use_preset(stem, preset).unwrap();
+        world.begin_paint(&name, brush).unwrap();
+        for step in 0..3 {
+            world
+                .dab(landmark.position() + offset + Vec2::new(4.0 * step as f32, 0.0))
+                .unwrap();
+        }
+        world.end_stroke();
+    }
+    world
+}
+
+fn runtime(world: World, cache: &CacheDir) -> Runtime {
+    let context = RenderContext::new(OUTPUT_FORMAT).unwrap_or_else(|e| panic!("{e}"));
+    let mut runtime = Runtime::new(context, world).unwrap();
+    let report = runtime.load_cache(cache).unwrap();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    runtime
+}
+
+fn close_up() -> CameraView {
+    CameraView::landmark(&default_world(), Landmark::Meadow)
+}
+
+fn output_dir() -> PathBuf {
+    let dir = common::repo().join("target/gpu-test-output");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Compares with `tests/golden/<name>.png`: at most 0.5 % of pixels may differ by more
+/// than 8 levels in a channel (driver and rounding noise), and the mean by under 1.
+fn assert_matches_golden(name: &str, image: &RgbaImage) {
+    let golden_path = common::repo().join(format!("tests/golden/{name}.png"));
+    if std::env::var_os("SYLVA_BLESS").is_some() {
+        std::fs::write(&golden_path, image.to_png().unwrap()).unwrap();
+        return;
+    }
+    let golden = std::fs::read(&golden_path)
+        .map(|bytes| RgbaImage::from_png(&bytes).unwrap())
+        .unwrap_or_else(|_| {
+            panic!(
+                "{} is missing: run with SYLVA_BLESS=1 to create it",
+                golden_path.display()
+            )
+        });
+    let diff = image
+        .diff(&golden, 8)
+        .expect("golden image of the same size");
+    let allowed = (image.width * image.height) as usize / 200;
+    if diff.differing_pixels > allowed || diff.mean_difference >= 1.0 {
+        let out = output_dir();
+        std::fs::write(out.join(format!("{name}.png")), image.to_png().unwrap()).unwrap();
+        std::fs::write(
+            out.join(format!("{name}.diff.png")),
+            image.diff_image(&golden, 8).to_png().unwrap(),
+        )
+        .unwrap();
+        panic!(
+            "{name}: {diff:?} (allowed {allowed} pixels); frame and diff in {}",
+            out.display()
+        );
+    }
+}
+
+#[test]
+fn frames_match_the_golden_images() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let (_dir, cache) = baked_cache();
+    let mut runtime = runtime(painted_world(), &cache);
+    let terrain = default_world();
+    let (meadow, _) = runtime
+        .render_image(close_up(), 0.0, SIZE.0, SIZE.1)
+        .unwrap();
+    assert_matches_golden("meadow", &meadow);
+    let (lake, _) = runtime
+        .render_image(
+            CameraView::landmark(&terrain, Landmark::Lake),
+            1.0,
+            SIZE.0,
+            SIZE.1,
+        )
+        .unwrap();
+    assert_matches_golden("lake", &lake);
+}
+
+#[test]
+fn every_non_empty_bucket_is_one_instanced_draw() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let (_dir, cache) = baked_cache();
+    let mut runtime = runtime(painted_world(), &cache);
+    let (_, stats) = runtime
+        .render_image(close_up(), 0.0, SIZE.0, SIZE.1)
+        .unwrap();
+    let registry = runtime.world().registry();
+    let non_empty: Vec<_> = registry.buckets().filter(|(_, b)| !b.is_empty()).collect();
+    let instances: u32 = non_empty.iter().map(|(_, b)| b.len()).sum();
+    assert!(non_empty.len() > 10);
+    assert_eq!(stats.draw.draw_calls, non_empty.len());
+    assert_eq!(stats.draw.instances, instances as usize);
+    assert_eq!(stats.pending, 0);
+}
+
+/// Moves the camera far away (every placement to the coarsest band), then to `view`:
+/// after this, LOD levels no longer depend on where the camera was before.
+fn settle_at(runtime: &mut Runtime, view: CameraView, now: &mut f64) {
+    for eye in [Vec3::new(0.0, 2000.0, 0.0), view.eye] {
+        *now += 1.0;
+        runtime.prepare(&CameraView::new(eye, view.target), *now);
+    }
+}
+
+#[test]
+fn placements_moved_through_1274_lod_changes_render_like_placements_inserted_directly() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let (_dir, cache) = baked_cache();
+    let view = close_up();
+
+    let mut orbited = runtime(painted_world(), &cache);
+    let centre = Landmark::Meadow.position();
+    let (mut now, mut moves) = (0.0, 0u32);
+    // Orbit through the 30 m and 90 m band edges, in and out.
+    for step in 0..240 {
+        let angle = step as f32 * 0.21;
+        let distance = 15.0 + 110.0 * (0.5 + 0.5 * (step as f32 * 0.13).sin());
+        let eye = Vec3::new(
+            centre.x + distance * angle.cos(),
+            20.0,
+            centre.y + distance * angle.sin(),
+        );
+        now += 0.3;
+        moves += orbited
+            .prepare(&CameraView::new(eye, view.target), now)
+            .moved;
+    }
+    assert!(moves >= 1274, "only {moves} cumulative LOD moves");
+    settle_at(&mut orbited, view, &mut now);
+    let (after_moves, stats) = orbited.render_image(view, now, SIZE.0, SIZE.1).unwrap();
+
+    let mut direct = runtime(painted_world(), &cache);
+    let mut now = 0.0;
+    settle_at(&mut direct, view, &mut now);
+    let (inserted, direct_stats) = direct.render_image(view, now, SIZE.0, SIZE.1).unwrap();
+    assert_eq!(stats.draw, direct_stats.draw);
+    assert!(
+        after_moves == inserted,
+        "{:?}",
+        after_moves.diff(&inserted, 0)
+    );
+}
+
+#[test]
+fn a_hot_swapped_prop_draws_its_new_geometry_with_every_placement_intact() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let (_dir, cache) = baked_cache();
+    let manifest = cache.read_manifest().unwrap();
+    let (_, entry) = manifest
+        .prop("broadleaf/oak_wide")
+        .expect("the oak is baked");
+    let original = cache.read_entry(&entry.entry).unwrap();
+    // The same oak, twice as wide: a re-bake with new geometry.
+    let mut asset = Entry::parse(&original).unwrap().to_baked();
+    for part in &mut asset.parts {
+        for v in &mut part.vertices {
+            v.position[0] *= 2.0;
+            v.position[2] *= 2.0;
+        }
+    }
+    let widened = encode(&asset).unwrap();
+
+    let view = CameraView::landmark(&default_world(), Landmark::Lake);
+    let mut swapped = runtime(painted_world(), &cache);
+    let (before, before_stats) = swapped.render_image(view, 0.0, SIZE.0, SIZE.1).unwrap();
+    swapped
+        .set_prop(
+            "broadleaf/oak_wide",
+            &entry.entry,
+            entry.revision + 1,
+            &widened,
+        )
+        .unwrap();
+    let (after, after_stats) = swapped.render_image(view, 1.0, SIZE.0, SIZE.1).unwrap();
+    assert_eq!(before_stats.placements, after_stats.placements);
+    assert_eq!(before_stats.draw.instances, after_stats.draw.instances);
+    assert_eq!(before_stats.draw.draw_calls, after_stats.draw.draw_calls);
+    assert_eq!(
+        swapped.loaded()["broadleaf/oak_wide"].revision,
+        entry.revision + 1
+    );
+    let changed = after.diff(&before, 8).unwrap().differing_pixels;
+    assert!(
+        changed > 200,
+        "the wider oaks should show: {changed} pixels changed"
+    );
+
+    // The swapped frame is what a fresh start with the new geometry draws.
+    let mut fresh = runtime(painted_world(), &cache);
+    fresh
+        .set_prop(
+            "broadleaf/oak_wide",
+            &entry.entry,
+            entry.revision + 1,
+            &widened,
+        )
+        .unwrap();
+    let (fresh_frame, _) = fresh.render_image(view, 1.0, SIZE.0, SIZE.1).unwrap();
+    assert!(fresh_frame == after, "{:?}", fresh_frame.diff(&after, 0));
+}

@@ -1,0 +1,158 @@
+//! `sylva bake`: bring the cache up to date with the assets folder.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use serde_json::{json, Value};
+use sylva_bake::{bake_folder, AssetOutcome, BakeOptions, FolderReport, Status};
+use sylva_cache::CacheDir;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The assets folder holding catalog.ron and the props.
+    #[arg(long, default_value = "assets")]
+    assets: PathBuf,
+    /// The cache folder (committed: CI checks it with `sylva check`).
+    #[arg(long, default_value = "cache")]
+    cache: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let started = Instant::now();
+    let progress = |done: usize, total: usize| {
+        eprint!("\rbaking {done}/{total}");
+        if done == total {
+            eprint!("\r\x1b[K");
+        }
+        let _ = std::io::stderr().flush();
+    };
+    let options = BakeOptions {
+        progress: std::io::stderr().is_terminal().then_some(&progress as _),
+        ..BakeOptions::default()
+    };
+    let report = bake_folder(&args.assets, &CacheDir::new(&args.cache), &options)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&to_json(&report))?);
+    } else {
+        print_report(&report);
+        println!(
+            "{} baked, {} current, {} failed, {} entries removed in {} ms",
+            report.baked(),
+            report.current(),
+            report.failed(),
+            report.removed_entries.len(),
+            started.elapsed().as_millis()
+        );
+    }
+    fail_on_broken(&report)
+}
+
+/// A non-zero exit when any asset did not bake (the others still did).
+pub fn fail_on_broken(report: &FolderReport) -> Result<()> {
+    match report.failed() {
+        0 => Ok(()),
+        n => bail!("{n} of {} assets did not bake", report.assets.len()),
+    }
+}
+
+pub fn print_report(report: &FolderReport) {
+    for asset in &report.assets {
+        print_asset(asset);
+    }
+    for path in &report.removed_assets {
+        println!("removed  {path} (its source is gone)");
+    }
+}
+
+fn print_asset(asset: &AssetOutcome) {
+    let label = match &asset.status {
+        Status::Current => "current ",
+        Status::Baked { .. } => "baked   ",
+        Status::Failed { error, .. } => {
+            println!("FAILED   {}: {error}", asset.path);
+            return;
+        }
+        Status::StillFailing => {
+            println!("FAILED   {}: unchanged since it last failed", asset.path);
+            return;
+        }
+    };
+    let Some(summary) = &asset.summary else {
+        return;
+    };
+    let time = match &asset.status {
+        Status::Baked { micros, .. } => format!(", {:.1} ms", *micros as f64 / 1000.0),
+        _ => String::new(),
+    };
+    println!(
+        "{label} {}: {} parts, {} bytes ({} GPU){time}",
+        asset.path,
+        summary.parts.len(),
+        summary.bytes,
+        summary.gpu_bytes
+    );
+    for part in &summary.parts {
+        let triangles: Vec<String> = part.triangles.iter().map(u32::to_string).collect();
+        println!(
+            "           {:<16} {:>7} vertices, triangles per LOD {}",
+            part.name,
+            part.vertices,
+            triangles.join(" / ")
+        );
+    }
+    if let Status::Baked { report, .. } = &asset.status {
+        for skipped in &report.import.skipped {
+            println!("           skipped {}: {}", skipped.path, skipped.reason);
+        }
+    }
+}
+
+fn to_json(report: &FolderReport) -> Value {
+    let assets: Vec<Value> = report
+        .assets
+        .iter()
+        .map(|a| {
+            let mut value = json!({"path": a.path, "prop": a.prop_id, "summary": a.summary});
+            match &a.status {
+                Status::Current => value["status"] = json!("current"),
+                Status::Baked {
+                    report,
+                    entry,
+                    micros,
+                } => {
+                    value["entry"] = json!(entry);
+                    value["status"] = json!("baked");
+                    value["micros"] = json!(micros);
+                    value["stages"] = json!(report.parts);
+                    value["import"] = json!({
+                        "primitives": report.import.primitives,
+                        "converted_to_lists": report.import.converted_to_lists,
+                        "generated_normals": report.import.generated_normals,
+                        "skipped": report.import.skipped.iter()
+                            .map(|s| json!({"path": s.path, "reason": s.reason}))
+                            .collect::<Vec<_>>(),
+                    });
+                }
+                Status::Failed { error, .. } => {
+                    value["status"] = json!("failed");
+                    value["error"] = json!(error.to_string());
+                }
+                Status::StillFailing => value["status"] = json!("still failing"),
+            }
+            value
+        })
+        .collect();
+    json!({
+        "assets": assets,
+        "baked": report.baked(),
+        "current": report.current(),
+        "failed": report.failed(),
+        "removed_entries": report.removed_entries,
+        "removed_assets": report.removed_assets,
+    })
+}

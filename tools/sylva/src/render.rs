@@ -1,0 +1,112 @@
+//! `sylva render`: a session's frame, offscreen, to PNG, with the frame's statistics.
+
+use std::fs;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use sylva_bake::{bake_folder, BakeOptions};
+use sylva_cache::CacheDir;
+use sylva_runtime::FrameStats;
+use sylva_scatter::Session;
+
+use crate::{bake, show, world};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Session journal to draw.
+    #[arg(long)]
+    session: PathBuf,
+    /// PNG to write.
+    #[arg(long)]
+    out: PathBuf,
+    #[arg(long, default_value_t = 960)]
+    width: u32,
+    #[arg(long, default_value_t = 540)]
+    height: u32,
+    /// `overview`, a landmark (meadow, cliff, beach, lake, mountains) or EX,EY,EZ,TX,TY,TZ.
+    #[arg(long, default_value = "overview", allow_hyphen_values = true)]
+    camera: String,
+    /// The assets folder; props are baked first if the cache is not current.
+    #[arg(long, default_value = "assets")]
+    assets: PathBuf,
+    #[arg(long, default_value = "cache")]
+    cache: PathBuf,
+    /// Print the frame statistics as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+pub struct RenderOutput {
+    pub out: String,
+    pub width: u32,
+    pub height: u32,
+    pub adapter: String,
+    /// Wall-clock time of the frame, readback included.
+    pub frame_ms: f64,
+    #[serde(flatten)]
+    pub stats: FrameStats,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let text = fs::read_to_string(&args.session)
+        .with_context(|| format!("reading {}", args.session.display()))?;
+    let session = Session::parse(&text, &args.session.display().to_string())?;
+    let base = args.session.parent().unwrap_or(std::path::Path::new("."));
+    let terrain = world::load(&session.terrain, base)?;
+    let camera = show::parse_camera(&args.camera, &terrain)?;
+    let cache = CacheDir::new(&args.cache);
+    let baked = bake_folder(&args.assets, &cache, &BakeOptions::default())?;
+    if baked.baked() > 0 || baked.failed() > 0 {
+        bake::print_report(&baked);
+    }
+    let (mut runtime, _) = show::open(terrain, &session, &cache)?;
+    let output = render(
+        &mut runtime,
+        camera,
+        0,
+        &args.out,
+        (args.width, args.height),
+    )?;
+    if args.json {
+        println!("{}", serde_json::to_string(&output)?);
+    } else {
+        print_frame(&output);
+    }
+    Ok(())
+}
+
+/// Renders one still frame to `out` and reports it. `frame` numbers the stills of one
+/// runtime: they are a second apart on the LOD controller's clock, so each new camera
+/// is evaluated (the controller re-evaluates at most 4 times a second).
+pub fn render(
+    runtime: &mut sylva_runtime::Runtime,
+    camera: sylva_render::CameraView,
+    frame: u32,
+    out: &std::path::Path,
+    (width, height): (u32, u32),
+) -> Result<RenderOutput> {
+    let started = Instant::now();
+    let (image, stats) = runtime.render_image(camera, f64::from(frame), width, height)?;
+    let frame_ms = started.elapsed().as_secs_f64() * 1000.0;
+    show::write_png(out, &image.to_png()?)?;
+    Ok(RenderOutput {
+        out: out.display().to_string(),
+        width,
+        height,
+        adapter: runtime.context().adapter().to_owned(),
+        frame_ms,
+        stats,
+    })
+}
+
+pub fn print_frame(o: &RenderOutput) {
+    let s = &o.stats;
+    println!(
+        "{}: {}×{} in {:.0} ms on {}; {} placements ({} pending), {} instances in {} draw calls, {} triangles, per LOD {:?}",
+        o.out, o.width, o.height, o.frame_ms, o.adapter, s.placements, s.pending, s.draw.instances, s.draw.draw_calls,
+        s.draw.triangles, s.draw.instances_per_lod
+    );
+}

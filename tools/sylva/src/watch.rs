@@ -1,0 +1,59 @@
+//! `sylva watch`: bake on every change to the assets folder until interrupted.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::Result;
+use sylva_bake::{watch, WatchOptions};
+use sylva_cache::CacheDir;
+
+use crate::bake::{self, print_report};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long, default_value = "assets")]
+    assets: PathBuf,
+    #[arg(long, default_value = "cache")]
+    cache: PathBuf,
+    /// Bake this many milliseconds after the last change of a burst.
+    #[arg(long, default_value_t = 200)]
+    quiet_ms: u64,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let options = WatchOptions {
+        quiet: Duration::from_millis(args.quiet_ms),
+        ..WatchOptions::default()
+    };
+    let never = AtomicBool::new(false);
+    let cache = CacheDir::new(&args.cache);
+    println!("watching {} (Ctrl-C to stop)", args.assets.display());
+    watch(
+        &args.assets,
+        &cache,
+        options,
+        &never,
+        |result| match result {
+            Ok(report) => {
+                let quiet = report.baked() == 0
+                    && report.removed_entries.is_empty()
+                    && report.failed() == 0;
+                if !quiet {
+                    print_report(report);
+                    if let Err(e) = bake::fail_on_broken(report) {
+                        println!("{e}");
+                    }
+                    println!(
+                        "{} baked, {} current, {} failed",
+                        report.baked(),
+                        report.current(),
+                        report.failed()
+                    );
+                }
+            }
+            Err(e) => println!("error: {e} (watching on)"),
+        },
+    )?;
+    Ok(())
+}
