@@ -14,7 +14,8 @@ use sylva_cache::{CacheDir, Entry, FormatError, StoreError};
 use sylva_lod::TickStats;
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
 use sylva_render::{
-    draw_frame, render_image, CameraView, OutputFrame, RenderContext, RenderError, RgbaImage, Scene,
+    draw_frame_with_overlays, render_image, CameraView, OutputFrame, Overlays, RenderContext,
+    RenderError, RgbaImage, Scene,
 };
 use sylva_world::{World, WorldError};
 use thiserror::Error;
@@ -229,12 +230,26 @@ impl Runtime {
         size: (u32, u32),
         output: OutputFrame,
     ) -> FrameStats {
+        self.draw_with_overlays(camera, now, size, output, Overlays::default())
+    }
+
+    /// [`Runtime::draw`] with editor overlays: gizmo props (the viewer's brush cursor)
+    /// and HUD nodes after tone mapping.
+    pub fn draw_with_overlays<'a>(
+        &'a mut self,
+        camera: CameraView,
+        now: f64,
+        size: (u32, u32),
+        output: OutputFrame,
+        overlays: Overlays<'a>,
+    ) -> FrameStats {
         let tick = self.prepare(&camera, now);
         let stats = self.stats(tick);
-        draw_frame(
+        draw_frame_with_overlays(
             &mut self.context,
             &self.scene,
             &mut self.props,
+            overlays,
             camera,
             size,
             output,

@@ -1,7 +1,8 @@
-//! The window: a winit 0.26 event loop driving the [`Workspace`] and the [`Gpu`].
-//! Each frame: play the script's step (scripted runs ignore real input), turn input
-//! into commands, poll presets and finished loads, move the camera, tick LODs, mirror
-//! registry changes, place the cursor, lay out the HUD, draw (and screenshot).
+//! The window: a winit 0.26 event loop driving the [`Workspace`] (whose world the
+//! [`Runtime`] holds and draws) and the [`Gpu`]. Each frame: play the script's step
+//! (scripted runs ignore real input), turn input into commands, apply bake watch
+//! passes, poll presets and finished loads, move the camera, place the cursor, lay out
+//! the HUD, draw (the runtime ticks LODs and mirrors registry changes) and screenshot.
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -19,18 +20,21 @@ use winit::event_loop::{ControlFlow, EventLoop};
 use winit::platform::run_return::EventLoopExtRunReturn;
 use winit::window::WindowBuilder;
 
+use sylva_runtime::{FrameStats, Runtime};
+
 use crate::args::ViewArgs;
+use crate::cache_source::CacheSource;
 use crate::camera::{CameraController, CameraMode};
-use crate::glb_source::GlbSource;
-use crate::gpu::{Gpu, GpuError};
+use crate::gpu::{Gpu, GpuError, SurfaceContext};
 use crate::hud::{FrameFigures, HudModel};
 use crate::hud_ui::HudUi;
 use crate::input::{Button, Command, Controls, InputEvent, Key};
 use crate::loader::PropStatus;
-use crate::script::{Act, Cue, Place, Player, Script, ScriptError};
-use crate::summary::{DrawFigures, RunSummary};
+use crate::script::{Act, Cue, Place, Player, Progress, Script, ScriptError};
+use crate::summary::{DrawFigures, RunSummary, Screenshot};
 use crate::timing::FrameClock;
-use crate::workspace::{Workspace, WorkspaceError};
+use crate::watch::Watcher;
+use crate::workspace::{open_world, Workspace, WorkspaceError};
 
 /// How often the preset folder is polled.
 const PRESET_POLL: Duration = Duration::from_millis(500);
@@ -43,6 +47,8 @@ pub enum ViewerError {
     Workspace(#[from] WorkspaceError),
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    #[error(transparent)]
+    Runtime(#[from] sylva_runtime::RuntimeError),
     #[error(transparent)]
     Script(#[from] ScriptError),
     #[error("reading script {path}: {source}")]
@@ -79,16 +85,29 @@ pub fn run(args: &ViewArgs) -> Result<RunSummary, ViewerError> {
         }
         None => None,
     };
-    let source = Arc::new(GlbSource::new(&args.assets));
-    let workspace = Workspace::open(args.workspace_options(), source)?;
+    let options = args.workspace_options();
+    let world = open_world(&options)?;
 
     let mut event_loop = open_event_loop()?;
     let window = WindowBuilder::new()
         .with_title("sylva")
         .with_inner_size(PhysicalSize::new(args.size.width, args.size.height))
         .build(&event_loop)?;
-    let gpu = Gpu::new(&window, workspace.terrain())?;
-    let mut app = App::new(gpu, workspace, script, args.screenshot.clone());
+    let surface = SurfaceContext::new(&window)?;
+    let runtime = Runtime::new(surface.context, world)?;
+    let size = window.inner_size();
+    let gpu = Gpu::new(
+        surface.surface,
+        surface.format,
+        glam::UVec2::new(size.width, size.height),
+        &runtime,
+    )?;
+    let source = Arc::new(CacheSource::new(&args.assets, &args.cache));
+    let workspace = Workspace::open(options, runtime, source)?;
+    let watcher = args
+        .watch
+        .then(|| Watcher::start(&args.assets, &args.cache));
+    let mut app = App::new(gpu, workspace, watcher, script, args.screenshot.clone());
     let mut outcome: Result<(), ViewerError> = Ok(());
     event_loop.run_return(|event, _, control_flow| {
         *control_flow = ControlFlow::Poll;
@@ -128,7 +147,10 @@ enum Flow {
 
 struct App {
     gpu: Gpu,
-    workspace: Workspace,
+    workspace: Workspace<Runtime>,
+    watcher: Option<Watcher>,
+    /// What the last frame drew.
+    drawn: FrameStats,
     controls: Controls,
     camera: CameraController,
     hud: HudUi,
@@ -143,7 +165,7 @@ struct App {
     last_frame: Instant,
     last_preset_poll: Instant,
     frames: usize,
-    screenshots: Vec<String>,
+    screenshots: Vec<Screenshot>,
     saved: Vec<String>,
     quit: bool,
 }
@@ -151,7 +173,8 @@ struct App {
 impl App {
     fn new(
         gpu: Gpu,
-        workspace: Workspace,
+        workspace: Workspace<Runtime>,
+        watcher: Option<Watcher>,
         script: Option<Script>,
         final_screenshot: Option<PathBuf>,
     ) -> Self {
@@ -169,6 +192,8 @@ impl App {
             gpu,
             camera: CameraController::orbit(target, 90.0, 0.0, 0.55),
             workspace,
+            watcher,
+            drawn: FrameStats::default(),
             controls: Controls::default(),
             hud: HudUi::new(),
             clock: FrameClock::default(),
@@ -191,7 +216,10 @@ impl App {
             Event::WindowEvent { event, .. } => {
                 match event {
                     WindowEvent::CloseRequested => return Ok(Flow::Exit),
-                    WindowEvent::Resized(size) => self.gpu.resize(size.width, size.height),
+                    WindowEvent::Resized(size) => {
+                        self.gpu
+                            .resize(self.workspace.host(), size.width, size.height)
+                    }
                     other => {
                         // A scripted run is deterministic: real input is ignored.
                         if let (None, Some(input)) = (&self.player, translate(&other)) {
@@ -214,7 +242,12 @@ impl App {
 
         let mut last_frame = self.quit;
         if let Some(player) = &mut self.player {
-            match player.next_frame(elapsed, self.workspace.loads_in_flight() > 0) {
+            let progress = Progress {
+                elapsed,
+                loads_in_flight: self.workspace.loads_in_flight() > 0,
+                rebakes: self.workspace.rebakes(),
+            };
+            match player.next_frame(progress) {
                 Cue::Act(act) => {
                     let (line, source_name) = (player.line(), player.source_name().to_owned());
                     self.act(act).map_err(|message| ViewerError::ScriptStep {
@@ -224,6 +257,13 @@ impl App {
                     })?;
                 }
                 Cue::Idle => {}
+                Cue::Stuck { waited } => {
+                    return Err(ViewerError::ScriptStep {
+                        source_name: player.source_name().to_owned(),
+                        line: player.line(),
+                        message: format!("still waiting after {} s", waited.as_secs()),
+                    })
+                }
                 Cue::Done => last_frame = true,
             }
         } else if self.final_screenshot.is_some() && self.frames >= 2 {
@@ -256,35 +296,30 @@ impl App {
             self.last_preset_poll = frame_start;
             self.workspace.rescan_presets();
         }
-        let arrivals = self.workspace.poll_loads();
-        self.gpu
-            .follow_generation(self.workspace.generation(), self.workspace.world_mut());
-        if let Err(e) = self.gpu.upload(&arrivals) {
-            self.workspace.error(e.to_string());
+        for pass in self.watcher.iter().flat_map(Watcher::poll) {
+            self.workspace.apply_watch_pass(&pass);
         }
+        self.workspace.poll_loads();
 
         let camera_input = self.controls.take_camera_input();
         if camera_input != Default::default() {
-            let terrain = self.workspace.terrain().clone();
+            let terrain = self.workspace.terrain();
             self.camera
                 .update(&camera_input, dt, |x, z| terrain.sample_height(x, z));
             if let Some(pointer) = self.controls.pointer() {
                 self.hover(pointer);
             }
         }
-        self.workspace
-            .tick(self.camera.eye(), elapsed.as_secs_f64());
-        self.gpu.sync(self.workspace.world_mut());
         let erasing = self.controls.erase_mode() || self.controls.is_held(Key::Shift);
         let markers = self.workspace.cursor_markers(erasing);
-        self.gpu.set_cursor(&markers);
+        self.gpu.set_cursor(self.workspace.host(), &markers);
 
-        let draw = self.gpu.stats();
         let figures = FrameFigures {
-            draw: &draw,
+            draw: &self.drawn.draw,
             clock: &self.clock,
             camera: self.camera.mode(),
             erase_mode: erasing,
+            watching: self.watcher.is_some(),
         };
         let model = HudModel::build(&self.workspace, &figures);
         let size = self.gpu.size().as_vec2();
@@ -295,11 +330,19 @@ impl App {
             self.execute(command.clone());
         }
 
+        let (view, now) = (self.camera.view(), elapsed.as_secs_f64());
         if let Some(path) = self.screenshot.take() {
-            self.gpu.screenshot(self.camera.view(), &hud, &path)?;
-            self.screenshots.push(path.display().to_string());
+            let runtime = self.workspace.host_mut();
+            let drawn = self.gpu.screenshot(runtime, view, now, &hud, &path)?;
+            self.screenshots.push(Screenshot {
+                path: path.display().to_string(),
+                draw: DrawFigures::from(&drawn.draw),
+                revisions: self.revisions(),
+            });
         }
-        self.gpu.present(self.camera.view(), &hud);
+        if let Some(drawn) = self.gpu.present(self.workspace.host_mut(), view, now, &hud) {
+            self.drawn = drawn;
+        }
         self.frames += 1;
         self.clock.frame(frame_start.elapsed().as_secs_f64());
         Ok(if last_frame {
@@ -343,11 +386,6 @@ impl App {
                 Ok(path) => self.saved.push(path.display().to_string()),
                 Err(e) => self.workspace.error(e.to_string()),
             },
-            Command::Load => {
-                if let Err(e) = self.workspace.load() {
-                    self.workspace.error(e.to_string());
-                }
-            }
             Command::PickPreset(index) => {
                 if let Err(e) = self.workspace.pick_preset(index) {
                     self.workspace.error(e.to_string());
@@ -432,23 +470,24 @@ impl App {
         Ok(())
     }
 
-    fn summary(&self) -> RunSummary {
-        let world = self.workspace.world();
-        let painter = world.editor().painter();
-        let draw = self.gpu.stats();
-        let revisions = self
-            .workspace
+    /// The geometry revision drawn for each prop (the last good one after a failure).
+    fn revisions(&self) -> std::collections::BTreeMap<String, u64> {
+        self.workspace
             .statuses()
             .iter()
             .filter_map(|(id, status)| match status {
-                PropStatus::Loaded { revision, .. } => Some((id.to_string(), *revision)),
-                PropStatus::Failed {
+                PropStatus::Loaded { revision, .. }
+                | PropStatus::Failed {
                     revision: Some(revision),
                     ..
                 } => Some((id.to_string(), *revision)),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    fn summary(&self) -> RunSummary {
+        let painter = self.workspace.world().editor().painter();
         let size = self.gpu.size();
         RunSummary {
             adapter: self.gpu.adapter().to_owned(),
@@ -464,13 +503,9 @@ impl App {
             raycast_us: self.workspace.raycast_micros().stats(),
             frame_ms: self.clock.all_ms(),
             loads: self.workspace.load_counters(),
-            draw: DrawFigures {
-                instances: draw.instances,
-                draw_calls: draw.draw_calls,
-                triangles: draw.triangles,
-                instances_per_lod: draw.instances_per_lod,
-            },
-            revisions,
+            draw: DrawFigures::from(&self.drawn.draw),
+            revisions: self.revisions(),
+            watch_passes: self.workspace.watch_passes(),
             screenshots: self.screenshots.clone(),
             errors: self.workspace.errors().to_vec(),
         }
@@ -528,7 +563,6 @@ fn key_of(code: VirtualKeyCode) -> Option<Key> {
         K::E => Key::E,
         K::Z => Key::Z,
         K::Y => Key::Y,
-        K::O => Key::O,
         K::Up => Key::Up,
         K::Down => Key::Down,
         K::Left => Key::Left,

@@ -36,6 +36,12 @@ pub struct ViewArgs {
     /// The assets folder: catalog.ron and the props.
     #[arg(long, default_value = "assets")]
     pub assets: PathBuf,
+    /// The bake cache: props load from it, and are baked into it first if missing.
+    #[arg(long, default_value = "cache")]
+    pub cache: PathBuf,
+    /// Run the baker's watcher on the assets folder: re-baked props swap in place.
+    #[arg(long)]
+    pub watch: bool,
     /// The preset folder (RON or JSON presets; new and edited files are picked up).
     #[arg(long, default_value = "presets")]
     pub presets: PathBuf,

@@ -11,6 +11,8 @@ use sylva_terrain::{raycast, Ray, Terrain};
 
 /// Markers around the ring.
 pub const RING_MARKERS: usize = 40;
+/// Height of the markers' lower tips above the ground, in metres.
+const MARKER_LIFT: f32 = 0.3;
 /// Longest ray cast, in metres.
 const MAX_RAY: f32 = 3000.0;
 
@@ -95,14 +97,15 @@ pub fn fires_at(terrain: &Terrain, preset: &Preset, at: Vec2) -> bool {
 }
 
 /// The markers of a brush of `radius` centred at `center` on the ground: a ring and
-/// a centre marker, each sitting on the terrain, sized with the brush.
+/// a centre marker, each floating just above the terrain (clear of grass), sized with
+/// the brush.
 pub fn markers(
     terrain: &Terrain,
     center: Vec2,
     radius: f32,
     tint_at: impl Fn(Vec2) -> Tint,
 ) -> Vec<Marker> {
-    let size = (radius * 0.06).clamp(0.2, 3.0);
+    let size = (radius * 0.08).clamp(0.3, 4.0);
     let ring = (0..RING_MARKERS).map(|i| {
         let angle = i as f32 / RING_MARKERS as f32 * std::f32::consts::TAU;
         center + Vec2::new(angle.cos(), angle.sin()) * radius
@@ -117,7 +120,7 @@ pub fn markers(
                 transform: Mat4::from_scale_rotation_translation(
                     Vec3::splat(scale),
                     Quat::IDENTITY,
-                    ground + Vec3::Y * (scale * 0.5),
+                    ground + Vec3::Y * (MARKER_LIFT + scale * 0.5),
                 ),
                 tint: tint_at(p),
             }

@@ -1,25 +1,23 @@
-//! The viewer's GPU side: a rend3 renderer on the window's surface (built through
-//! [`RenderContext::with_iad`], so the software-driver sampler fix applies), the
-//! terrain scene, the props mirrored from the world's registry, the brush cursor's
-//! markers as a second instanced layer with its own small registry, and the egui HUD
-//! drawn after tone mapping. Screenshots draw the same frame into a texture and read
-//! it back.
+//! The viewer's GPU side: the window surface the runtime draws into, the brush
+//! cursor's markers as a second instanced layer with its own small registry, and the
+//! egui HUD drawn after tone mapping. The runtime ([`Runtime`], built on
+//! [`RenderContext::with_iad`] so the software-driver sampler fix applies) owns the
+//! world, the terrain scene and the props. Screenshots draw the same frame into a
+//! texture and read it back.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use glam::UVec2;
 use rend3::types::{PresentMode, Surface, TextureFormat};
-use rend3::util::output::OutputFrame;
+use rend3::InstanceAdapterDevice;
 use rend3_egui::EguiRenderRoutine;
 use sylva_buckets::{BucketChanges, PlacementRegistry, PropKey, PropShape};
 use sylva_render::props::{
-    AlphaMode, DrawStats, IndexWidth, LodIndices, PartGeometry, PartMaterial, PropsRenderer,
+    AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, PropsRenderer,
 };
-use sylva_render::{
-    draw_frame_with_overlays, CameraView, Overlays, RenderContext, RgbaImage, Scene,
-};
-use sylva_terrain::Terrain;
+use sylva_render::{CameraView, OutputFrame, Overlays, RenderContext, RgbaImage};
+use sylva_runtime::{FrameStats, Runtime};
 use sylva_world::World;
 use thiserror::Error;
 use wgpu::{Extent3d, SurfaceError, TextureDescriptor, TextureDimension, TextureUsages};
@@ -27,7 +25,8 @@ use winit::window::Window;
 
 use crate::cursor::{Marker, Tint};
 use crate::hud_ui::HudFrame;
-use crate::workspace::Arrival;
+use crate::loader::LoadedProp;
+use crate::workspace::WorldHost;
 
 #[derive(Debug, Error)]
 pub enum GpuError {
@@ -37,46 +36,83 @@ pub enum GpuError {
     NoSurfaceFormat,
     #[error(transparent)]
     Render(#[from] sylva_render::RenderError),
-    #[error("{prop}: {reason}")]
-    Geometry { prop: String, reason: String },
+    #[error(transparent)]
+    Runtime(#[from] sylva_runtime::RuntimeError),
+    #[error("the brush cursor's marker: {reason}")]
+    Marker { reason: String },
     #[error("writing screenshot {path}: {reason}")]
     Screenshot { path: String, reason: String },
+}
+
+impl WorldHost for Runtime {
+    fn world(&self) -> &World {
+        Runtime::world(self)
+    }
+
+    fn world_mut(&mut self) -> &mut World {
+        Runtime::world_mut(self)
+    }
+
+    fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String> {
+        self.set_prop(prop, &loaded.entry, loaded.revision, &loaded.bytes)
+            .map_err(|e| e.to_string())
+    }
+
+    fn uninstall(&mut self, prop: &str) -> Result<(), String> {
+        self.unload(prop).map_err(|e| e.to_string())
+    }
+}
+
+/// A window surface and the renderer context to build the runtime on.
+pub struct SurfaceContext {
+    pub surface: Arc<Surface>,
+    pub format: TextureFormat,
+    pub context: RenderContext,
+}
+
+impl SurfaceContext {
+    /// An adapter that can present to `window` and a renderer on it.
+    pub fn new(window: &Window) -> Result<Self, GpuError> {
+        let no_adapter = |reason: String| GpuError::NoAdapter { reason };
+        let iad: InstanceAdapterDevice =
+            pollster::block_on(rend3::create_iad(None, None, None, None))
+                .map_err(|e| no_adapter(e.to_string()))?;
+        // SAFETY: the caller keeps the window alive for as long as the surface: it
+        // owns both and drops everything drawing to the surface first.
+        let surface = Arc::new(unsafe { iad.instance.create_surface(window) });
+        let format = surface
+            .get_preferred_format(&iad.adapter)
+            .ok_or(GpuError::NoSurfaceFormat)?;
+        let adapter = iad.info.name.clone();
+        let context = RenderContext::with_iad(iad, adapter, format)?;
+        Ok(Self {
+            surface,
+            format,
+            context,
+        })
+    }
 }
 
 pub struct Gpu {
     surface: Arc<Surface>,
     format: TextureFormat,
     size: UVec2,
-    context: RenderContext,
-    scene: Scene,
-    props: PropsRenderer,
-    changes: BucketChanges,
+    adapter: String,
     cursor: CursorLayer,
     egui: EguiRenderRoutine,
-    /// The workspace generation the props mirror belongs to.
-    generation: u32,
 }
 
 impl Gpu {
-    /// A renderer drawing into `window`. The window must outlive the `Gpu`.
-    pub fn new(window: &Window, terrain: &Terrain) -> Result<Self, GpuError> {
-        let no_adapter = |reason: String| GpuError::NoAdapter { reason };
-        let iad = pollster::block_on(rend3::create_iad(None, None, None, None))
-            .map_err(|e| no_adapter(e.to_string()))?;
-        // SAFETY: the caller keeps the window alive for as long as the surface (it owns
-        // both and drops the `Gpu` first).
-        let surface = Arc::new(unsafe { iad.instance.create_surface(window) });
-        let format = surface
-            .get_preferred_format(&iad.adapter)
-            .ok_or(GpuError::NoSurfaceFormat)?;
-        let size = window.inner_size();
-        let size = UVec2::new(size.width.max(1), size.height.max(1));
-        let adapter = iad.info.name.clone();
-        let mut context = RenderContext::with_iad(iad, adapter, format)?;
-        configure(&surface, &context, format, size);
-        let scene = Scene::new(&mut context, terrain)?;
-        let props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
-        let cursor = CursorLayer::new(&context)?;
+    /// The window side of drawing, for `runtime` (built on `surface`'s context).
+    pub fn new(
+        surface: Arc<Surface>,
+        format: TextureFormat,
+        size: UVec2,
+        runtime: &Runtime,
+    ) -> Result<Self, GpuError> {
+        let context = runtime.context();
+        let size = size.max(UVec2::ONE);
+        configure(&surface, context, format, size);
         let egui = EguiRenderRoutine::new(
             &context.renderer,
             format,
@@ -89,112 +125,73 @@ impl Gpu {
             surface,
             format,
             size,
-            context,
-            scene,
-            props,
-            changes: BucketChanges::default(),
-            cursor,
+            adapter: context.adapter().to_owned(),
+            cursor: CursorLayer::new(context)?,
             egui,
-            generation: 0,
         })
     }
 
     pub fn adapter(&self) -> &str {
-        self.context.adapter()
+        &self.adapter
     }
 
     pub fn size(&self) -> UVec2 {
         self.size
     }
 
-    pub fn resize(&mut self, width: u32, height: u32) {
+    pub fn resize(&mut self, runtime: &Runtime, width: u32, height: u32) {
         if width == 0 || height == 0 {
             return;
         }
         self.size = UVec2::new(width, height);
-        configure(&self.surface, &self.context, self.format, self.size);
+        configure(&self.surface, runtime.context(), self.format, self.size);
         self.egui.resize(width, height, 1.0);
     }
 
-    /// Starts the props mirror over for a rebuilt world (a reloaded session).
-    pub fn follow_generation(&mut self, generation: u32, world: &mut World) {
-        if generation == self.generation {
-            return;
-        }
-        self.generation = generation;
-        self.props = PropsRenderer::new(&self.context.renderer, &self.context.base.interfaces);
-        // The new registry's buckets are all new: drain them into the new mirror.
-        self.sync(world);
-    }
-
-    /// Uploads props that finished loading (or reloaded, replacing their geometry).
-    pub fn upload(&mut self, arrivals: &[Arrival]) -> Result<(), GpuError> {
-        for arrival in arrivals {
-            self.props
-                .set_prop(
-                    &self.context.renderer,
-                    arrival.key,
-                    &arrival.geometry.parts(),
-                )
-                .map_err(|e| GpuError::Geometry {
-                    prop: arrival.prop.to_string(),
-                    reason: e.to_string(),
-                })?;
-        }
-        Ok(())
-    }
-
-    /// Mirrors what the world's registry changed since the last call.
-    pub fn sync(&mut self, world: &mut World) {
-        world.registry_mut().drain_changes(&mut self.changes);
-        self.props
-            .sync(&self.context.renderer, world.registry(), &self.changes);
-    }
-
-    pub fn set_cursor(&mut self, markers: &[Marker]) {
-        self.cursor.set(&self.context.renderer, markers);
-    }
-
-    /// What the props layer draws.
-    pub fn stats(&self) -> DrawStats {
-        self.props.stats()
+    pub fn set_cursor(&mut self, runtime: &Runtime, markers: &[Marker]) {
+        self.cursor.set(&runtime.context().renderer, markers);
     }
 
     /// Draws a frame to the window. A lost or outdated surface is reconfigured and the
-    /// frame skipped.
-    pub fn present(&mut self, camera: CameraView, hud: &HudFrame) {
+    /// frame skipped (`None`).
+    pub fn present(
+        &mut self,
+        runtime: &mut Runtime,
+        camera: CameraView,
+        now: f64,
+        hud: &HudFrame,
+    ) -> Option<FrameStats> {
         let texture = match self.surface.get_current_texture() {
             Ok(texture) => texture,
             Err(SurfaceError::Lost | SurfaceError::Outdated) => {
-                configure(&self.surface, &self.context, self.format, self.size);
-                return;
+                configure(&self.surface, runtime.context(), self.format, self.size);
+                return None;
             }
-            Err(SurfaceError::Timeout | SurfaceError::OutOfMemory) => return,
+            Err(SurfaceError::Timeout | SurfaceError::OutOfMemory) => return None,
         };
         let view = texture.texture.create_view(&Default::default());
-        self.draw(
-            camera,
-            hud,
-            OutputFrame::SurfaceAcquired {
-                view,
-                surface_tex: texture,
-            },
-        );
+        let output = OutputFrame::SurfaceAcquired {
+            view,
+            surface_tex: texture,
+        };
+        Some(self.draw(runtime, camera, now, hud, output))
     }
 
-    /// Draws the same frame into a texture and writes it as a PNG.
+    /// Draws the same frame into a texture and writes it as a PNG; returns what it drew.
     pub fn screenshot(
         &mut self,
+        runtime: &mut Runtime,
         camera: CameraView,
+        now: f64,
         hud: &HudFrame,
         path: &Path,
-    ) -> Result<(), GpuError> {
+    ) -> Result<FrameStats, GpuError> {
         let error = |reason: String| GpuError::Screenshot {
             path: path.display().to_string(),
             reason,
         };
-        let device = self.context.renderer.device.clone();
-        let texture = device.create_texture(&TextureDescriptor {
+        let renderer = runtime.context().renderer.clone();
+        let texture = renderer.device.create_texture(&TextureDescriptor {
             label: Some("screenshot"),
             size: Extent3d {
                 width: self.size.x,
@@ -208,10 +205,10 @@ impl Gpu {
             usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
         });
         let view = Arc::new(texture.create_view(&Default::default()));
-        self.draw(camera, hud, OutputFrame::View(view));
+        let drawn = self.draw(runtime, camera, now, hud, OutputFrame::View(view));
         let mut image = sylva_render::read_rgba8(
-            &device,
-            &self.context.renderer.queue,
+            &renderer.device,
+            &renderer.queue,
             &texture,
             self.size.x,
             self.size.y,
@@ -226,18 +223,20 @@ impl Gpu {
         if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(folder).map_err(|e| error(e.to_string()))?;
         }
-        std::fs::write(path, png).map_err(|e| error(e.to_string()))
+        std::fs::write(path, png).map_err(|e| error(e.to_string()))?;
+        Ok(drawn)
     }
 
-    fn draw(&mut self, camera: CameraView, hud: &HudFrame, output: OutputFrame) {
+    fn draw(
+        &mut self,
+        runtime: &mut Runtime,
+        camera: CameraView,
+        now: f64,
+        hud: &HudFrame,
+        output: OutputFrame,
+    ) -> FrameStats {
         let Self {
-            context,
-            scene,
-            props,
-            cursor,
-            egui,
-            size,
-            ..
+            cursor, egui, size, ..
         } = self;
         let meshes = &hud.meshes;
         let ctx = hud.ctx.clone();
@@ -254,15 +253,7 @@ impl Gpu {
                 );
             })),
         };
-        draw_frame_with_overlays(
-            context,
-            scene,
-            props,
-            overlays,
-            camera,
-            (size.x, size.y),
-            output,
-        );
+        runtime.draw_with_overlays(camera, now, (size.x, size.y), output, overlays)
     }
 }
 
@@ -294,6 +285,7 @@ struct CursorLayer {
 
 impl CursorLayer {
     fn new(context: &RenderContext) -> Result<Self, GpuError> {
+        let marker_error = |reason: String| GpuError::Marker { reason };
         let mut registry = PlacementRegistry::new();
         let mut renderer = PropsRenderer::new(&context.renderer, &context.base.interfaces);
         let (vertices, indices) = marker_mesh();
@@ -302,10 +294,7 @@ impl CursorLayer {
             let key = registry.intern(&format!("cursor/{}", tint.name()));
             registry
                 .set_prop_shape(key, PropShape { parts: 1, lods: 1 })
-                .map_err(|e| GpuError::Geometry {
-                    prop: "cursor".into(),
-                    reason: e.to_string(),
-                })?;
+                .map_err(|e| marker_error(e.to_string()))?;
             let part = PartGeometry {
                 vertices: &vertices,
                 lods: vec![LodIndices {
@@ -321,10 +310,7 @@ impl CursorLayer {
             };
             renderer
                 .set_prop(&context.renderer, key, &[part])
-                .map_err(|e| GpuError::Geometry {
-                    prop: "cursor".into(),
-                    reason: e.to_string(),
-                })?;
+                .map_err(|e| marker_error(e.to_string()))?;
             keys.push((tint, key));
         }
         Ok(Self {

@@ -8,7 +8,8 @@ use sylva_scatter::{Rejection, StrokeReport};
 use crate::camera::CameraMode;
 use crate::loader::PropStatus;
 use crate::timing::FrameClock;
-use crate::workspace::{LastStroke, Message, Workspace};
+use crate::watch::WatchPass;
+use crate::workspace::{LastStroke, Message, Workspace, WorldHost};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PresetRow {
@@ -36,6 +37,8 @@ pub struct HudModel {
     pub render: Vec<String>,
     pub timing: Vec<String>,
     pub loading: String,
+    /// The bake watcher's state, when it runs.
+    pub watch: Option<String>,
     pub props: Vec<PropRow>,
     pub presets: Vec<PresetRow>,
     pub messages: Vec<Message>,
@@ -47,10 +50,12 @@ pub struct FrameFigures<'a> {
     pub clock: &'a FrameClock,
     pub camera: CameraMode,
     pub erase_mode: bool,
+    /// Whether the bake watcher runs.
+    pub watching: bool,
 }
 
 impl HudModel {
-    pub fn build(workspace: &Workspace, frame: &FrameFigures<'_>) -> Self {
+    pub fn build<H: WorldHost>(workspace: &Workspace<H>, frame: &FrameFigures<'_>) -> Self {
         let brush = workspace.brush();
         let preset = workspace
             .active()
@@ -66,6 +71,11 @@ impl HudModel {
             .values()
             .filter(|s| matches!(s, PropStatus::Loaded { .. }))
             .count();
+        let baked = workspace
+            .statuses()
+            .values()
+            .filter(|s| matches!(s, PropStatus::Loaded { baked: true, .. }))
+            .count();
         Self {
             brush: format!(
                 "{preset} · {mode} · radius {:.1} m · density {:.2}/m² · camera {camera}",
@@ -75,12 +85,16 @@ impl HudModel {
             render: render_lines(frame.draw, frame.clock, workspace),
             timing: timing_lines(workspace),
             loading: format!(
-                "props: {loaded} loaded, {} loading, {} failed · loads started {}, joined {}",
+                "props: {loaded} loaded ({baked} baked now), {} loading, {} failed · \
+                 loads started {}, joined {}",
                 workspace.loads_in_flight(),
                 counters.failed,
                 counters.started,
                 counters.joined
             ),
+            watch: frame
+                .watching
+                .then(|| watch_line(workspace.watch_passes(), workspace.last_watch_pass())),
             props: prop_rows(workspace),
             presets: preset_rows(workspace),
             messages: workspace.messages().to_vec(),
@@ -125,6 +139,24 @@ fn rejection_lines(report: &StrokeReport) -> Vec<String> {
         .collect()
 }
 
+/// `bake watch: 3 passes · last re-baked conifer/fir_young · 1 failed`
+pub fn watch_line(passes: u32, last: Option<&WatchPass>) -> String {
+    let Some(last) = last else {
+        return "bake watch: first pass running".into();
+    };
+    let mut line = format!("bake watch: {passes} passes");
+    if !last.baked.is_empty() {
+        line += &format!(" · last re-baked {}", last.baked.join(", "));
+    }
+    if !last.failed.is_empty() {
+        line += &format!(" · {} failed", last.failed.len());
+    }
+    if last.error.is_some() {
+        line += " · pass failed";
+    }
+    line
+}
+
 /// `L0 120 · L1 40 · L2 3`
 pub fn lod_histogram(per_lod: &[usize]) -> String {
     if per_lod.iter().all(|&n| n == 0) {
@@ -138,7 +170,11 @@ pub fn lod_histogram(per_lod: &[usize]) -> String {
         .join(" · ")
 }
 
-fn render_lines(draw: &DrawStats, clock: &FrameClock, workspace: &Workspace) -> Vec<String> {
+fn render_lines<H: WorldHost>(
+    draw: &DrawStats,
+    clock: &FrameClock,
+    workspace: &Workspace<H>,
+) -> Vec<String> {
     let registry = workspace.world().registry();
     vec![
         format!(
@@ -162,7 +198,7 @@ fn render_lines(draw: &DrawStats, clock: &FrameClock, workspace: &Workspace) -> 
     ]
 }
 
-fn timing_lines(workspace: &Workspace) -> Vec<String> {
+fn timing_lines<H: WorldHost>(workspace: &Workspace<H>) -> Vec<String> {
     let first = workspace.first_stroke_ms().stats();
     let cast = workspace.raycast_micros().stats();
     let first = if first.count == 0 {
@@ -185,7 +221,7 @@ fn timing_lines(workspace: &Workspace) -> Vec<String> {
     vec![first, cast]
 }
 
-fn prop_rows(workspace: &Workspace) -> Vec<PropRow> {
+fn prop_rows<H: WorldHost>(workspace: &Workspace<H>) -> Vec<PropRow> {
     workspace
         .statuses()
         .iter()
@@ -222,7 +258,7 @@ pub fn prop_summary(rows: &[PropRow]) -> String {
         .join(" · ")
 }
 
-fn preset_rows(workspace: &Workspace) -> Vec<PresetRow> {
+fn preset_rows<H: WorldHost>(workspace: &Workspace<H>) -> Vec<PresetRow> {
     let active = workspace.active().map(|a| a.stem.as_str());
     workspace
         .presets()
@@ -315,6 +351,20 @@ mod tests {
             row("rock/bad", "failed", Some("bad.glb: not a glTF file")),
         ];
         assert_eq!(prop_summary(&rows), "fir_young r2 · slab …");
+    }
+
+    #[test]
+    fn the_watch_line_names_what_the_last_pass_did() {
+        assert_eq!(watch_line(0, None), "bake watch: first pass running");
+        let pass = WatchPass {
+            baked: vec!["rock/slab".into()],
+            failed: vec![("rock/bad".into(), "bad.glb: truncated".into())],
+            error: None,
+        };
+        assert_eq!(
+            watch_line(4, Some(&pass)),
+            "bake watch: 4 passes · last re-baked rock/slab · 1 failed"
+        );
     }
 
     #[test]

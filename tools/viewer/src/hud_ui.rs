@@ -183,6 +183,9 @@ fn figures_panel(ctx: &CtxRef, model: &HudModel, size: Vec2) {
                 ui.label(line);
             }
             ui.label(RichText::new(&model.loading).color(DIM));
+            if let Some(watch) = &model.watch {
+                ui.label(RichText::new(watch).color(DIM));
+            }
             ui.label(RichText::new(prop_summary(&model.props)).small());
             for prop in model.props.iter().filter(|p| p.error.is_some()) {
                 let error = prop.error.as_deref().unwrap_or_default();

@@ -32,7 +32,6 @@ pub enum Key {
     E,
     Z,
     Y,
-    O,
     Up,
     Down,
     Left,
@@ -49,7 +48,7 @@ pub enum Key {
     Digit(u8),
 }
 
-const NAMED_KEYS: [(&str, Key); 22] = [
+const NAMED_KEYS: [(&str, Key); 21] = [
     ("shift", Key::Shift),
     ("ctrl", Key::Ctrl),
     ("tab", Key::Tab),
@@ -62,7 +61,6 @@ const NAMED_KEYS: [(&str, Key); 22] = [
     ("e", Key::E),
     ("z", Key::Z),
     ("y", Key::Y),
-    ("o", Key::O),
     ("up", Key::Up),
     ("down", Key::Down),
     ("left", Key::Left),
@@ -142,8 +140,6 @@ pub enum Command {
     Undo,
     Redo,
     Save,
-    /// Reload the session file, dropping unsaved strokes.
-    Load,
     /// Pick the preset at this index of the preset list.
     PickPreset(usize),
     /// Multiply the brush radius by this factor.
@@ -250,7 +246,6 @@ impl Controls {
             Key::Z if ctrl => Command::Undo,
             Key::Y if ctrl => Command::Redo,
             Key::S if ctrl => Command::Save,
-            Key::O if ctrl => Command::Load,
             Key::Escape => Command::Quit,
             Key::Tab => Command::ToggleCameraMode,
             Key::E if !ctrl => Command::ToggleEraseMode,
@@ -370,11 +365,11 @@ mod tests {
     }
 
     #[test]
-    fn ctrl_shortcuts_undo_redo_save_and_load() {
+    fn ctrl_shortcuts_undo_redo_and_save() {
         let mut c = Controls::default();
         let press = |k| [key(k, true), key(k, false)];
         let mut events = vec![key(Key::Ctrl, true)];
-        for k in [Key::Z, Key::Y, Key::S, Key::O] {
+        for k in [Key::Z, Key::Y, Key::S] {
             events.extend(press(k));
         }
         events.push(key(Key::Shift, true));
@@ -382,13 +377,7 @@ mod tests {
         let out = run(&mut c, &events);
         assert_eq!(
             out,
-            [
-                Command::Undo,
-                Command::Redo,
-                Command::Save,
-                Command::Load,
-                Command::Redo
-            ]
+            [Command::Undo, Command::Redo, Command::Save, Command::Redo]
         );
     }
 

@@ -1,7 +1,7 @@
 //! Loading props off the interaction's critical path. A worker thread asks a
 //! [`PropSource`] for each requested prop (reading, and where needed baking, it) and
-//! hands the geometry back; the main thread only enqueues requests and, between
-//! frames, uploads what arrived. A prop has at most one load in flight: a second
+//! hands the cache entry back; the main thread only enqueues requests and, between
+//! frames, installs what arrived. A prop has at most one load in flight: a second
 //! request (a stroke that starts while the preset's preload is still running) joins
 //! it instead of starting another.
 
@@ -11,100 +11,22 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use sylva_buckets::PropShape;
-use sylva_render::props::{
-    AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureRgba8,
-};
-
-/// A prop's parts, owned, in the renderer's layout.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PropGeometry {
-    pub parts: Vec<OwnedPart>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct OwnedPart {
-    /// Interleaved vertices, [`sylva_render::props::VERTEX_STRIDE`] bytes each.
-    pub vertices: Vec<u8>,
-    /// Index bytes per LOD, finest first.
-    pub lods: Vec<Vec<u8>>,
-    pub index_width: IndexWidth,
-    /// Linear RGBA.
-    pub base_color: [f32; 4],
-    /// Base colour texture: width, height, sRGB RGBA8 pixels.
-    pub texture: Option<(u32, u32, Vec<u8>)>,
-    pub alpha: AlphaMode,
-    pub double_sided: bool,
-}
-
-impl OwnedPart {
-    /// The borrowed view the renderer uploads from.
-    pub fn geometry(&self) -> PartGeometry<'_> {
-        PartGeometry {
-            vertices: &self.vertices,
-            lods: self
-                .lods
-                .iter()
-                .map(|bytes| LodIndices {
-                    bytes,
-                    width: self.index_width,
-                })
-                .collect(),
-            material: PartMaterial {
-                base_color: self.base_color,
-                texture: self
-                    .texture
-                    .as_ref()
-                    .map(|(width, height, pixels)| TextureRgba8 {
-                        width: *width,
-                        height: *height,
-                        pixels,
-                    }),
-                alpha: self.alpha,
-                double_sided: self.double_sided,
-            },
-        }
-    }
-
-    pub fn triangles(&self, lod: usize) -> usize {
-        self.lods
-            .get(lod)
-            .map_or(0, |b| b.len() / self.index_width.bytes() / 3)
-    }
-}
-
-impl PropGeometry {
-    /// What the registry needs: parts, and the deepest LOD chain among them (a part
-    /// with fewer levels draws its coarsest for the rest).
-    pub fn shape(&self) -> PropShape {
-        PropShape {
-            parts: self.parts.len().min(u16::MAX as usize) as u16,
-            lods: self
-                .parts
-                .iter()
-                .map(|p| p.lods.len())
-                .max()
-                .unwrap_or(0)
-                .min(usize::from(sylva_buckets::MAX_LODS)) as u8,
-        }
-    }
-
-    pub fn parts(&self) -> Vec<PartGeometry<'_>> {
-        self.parts.iter().map(OwnedPart::geometry).collect()
-    }
-
-    /// Triangles of the finest level, all parts.
-    pub fn triangles(&self) -> usize {
-        self.parts.iter().map(|p| p.triangles(0)).sum()
-    }
-}
-
-/// A prop as a source delivers it.
+/// A prop as a source delivers it: a bake cache entry, checked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedProp {
-    pub geometry: PropGeometry,
+    /// The entry's file name in the cache (`<key>.sylva`).
+    pub entry: String,
+    /// The entry file's bytes (the renderer uploads straight from them).
+    pub bytes: Vec<u8>,
     /// Geometry revision: goes up each time the prop's baked content changes.
     pub revision: u64,
+    pub parts: usize,
+    /// LOD levels of the part with the fewest.
+    pub lods: usize,
+    /// Triangles of the finest level, all parts.
+    pub triangles: usize,
+    /// Whether the source baked it because the cache had no current entry.
+    pub baked: bool,
 }
 
 /// Where props come from. Called on the loader's worker thread.
@@ -263,6 +185,8 @@ pub enum PropStatus {
         parts: usize,
         lods: usize,
         triangles: usize,
+        /// Baked on demand rather than read from a current cache entry.
+        baked: bool,
     },
     /// The last load failed; `revision` is what is still drawn, if anything.
     Failed {
@@ -307,8 +231,13 @@ mod tests {
                 return Err(format!("{id}: not a glTF file"));
             }
             Ok(LoadedProp {
-                geometry: PropGeometry { parts: vec![] },
+                entry: format!("{id}.sylva"),
+                bytes: Vec::new(),
                 revision: 1,
+                parts: 1,
+                lods: 1,
+                triangles: 1,
+                baked: false,
             })
         }
     }
@@ -375,28 +304,5 @@ mod tests {
         assert_eq!(loader.request("broken/x"), Request::Done);
         assert_eq!(loader.reload("broken/x"), Request::Started);
         wait_for(&mut loader, 1);
-    }
-
-    #[test]
-    fn shape_counts_parts_and_the_deepest_lod_chain() {
-        let part = |lods: usize| OwnedPart {
-            vertices: vec![0; 36 * 3],
-            lods: vec![vec![0, 0, 1, 0, 2, 0]; lods],
-            index_width: IndexWidth::U16,
-            base_color: [1.0; 4],
-            texture: None,
-            alpha: AlphaMode::Opaque,
-            double_sided: false,
-        };
-        let geometry = PropGeometry {
-            parts: vec![part(3), part(1)],
-        };
-        assert_eq!(geometry.shape(), PropShape { parts: 2, lods: 3 });
-        assert_eq!(geometry.triangles(), 2);
-        assert!(geometry
-            .parts()
-            .iter()
-            .enumerate()
-            .all(|(i, p)| p.validate(i).is_ok()));
     }
 }

@@ -15,7 +15,8 @@
 //! press shift                # hold a key …
 //! release shift              # … and let it go
 //! wheel 2                    # wheel lines, + zooms in
-//! wait 10 frames             # or: wait 250 ms, or: wait loads (props in flight)
+//! wait 10 frames             # or: wait 250 ms, wait loads (props in flight), or
+//!                            #   wait bake (the watcher re-baked a prop, and it loaded)
 //! screenshot out/a.png       # write the next frame to a PNG
 //! save out/run.session.ron   # save the session (default: the session file)
 //! ```
@@ -84,6 +85,22 @@ pub enum WaitFor {
     Time(Duration),
     /// Until no prop load is in flight.
     Loads,
+    /// Until the bake watcher re-baked a prop (after this step began) and no load is
+    /// in flight.
+    Bake,
+}
+
+/// Longest a `wait loads` or `wait bake` may take before the run fails.
+pub const WAIT_LIMIT: Duration = Duration::from_secs(180);
+
+/// What the run has done so far, as waits see it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Progress {
+    /// Since the run started.
+    pub elapsed: Duration,
+    pub loads_in_flight: bool,
+    /// Bake watch passes so far that re-baked at least one prop.
+    pub rebakes: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -228,16 +245,17 @@ fn parse_action(line: &str) -> Result<Action, String> {
             Ok(Action::Do(Act::Density(positive(args[0], "density")?)))
         }
         "wait" => {
-            arity(1..=2, "N frames, N ms, or loads")?;
+            arity(1..=2, "N frames, N ms, loads, or bake")?;
             match (args[0], args.get(1).copied()) {
                 ("loads", None) => Ok(Action::Wait(WaitFor::Loads)),
+                ("bake", None) => Ok(Action::Wait(WaitFor::Bake)),
                 (n, Some("frames" | "frame")) => {
                     Ok(Action::Wait(WaitFor::Frames(number(n, "frames")?)))
                 }
                 (n, Some("ms")) => Ok(Action::Wait(WaitFor::Time(Duration::from_millis(number(
                     n, "ms",
                 )?)))),
-                _ => Err("`wait` takes N frames, N ms, or loads".into()),
+                _ => Err("`wait` takes N frames, N ms, loads, or bake".into()),
             }
         }
         "screenshot" => {
@@ -295,6 +313,10 @@ pub enum Cue {
     Act(Act),
     /// Render the frame and wait.
     Idle,
+    /// A `wait loads` or `wait bake` waited longer than [`WAIT_LIMIT`].
+    Stuck {
+        waited: Duration,
+    },
     /// The script is over.
     Done,
 }
@@ -315,7 +337,8 @@ pub struct Player {
 enum Waiting {
     Frames(u32),
     Until(Duration),
-    Loads,
+    Loads { since: Duration },
+    Bake { since: Duration, rebakes: u32 },
 }
 
 impl Player {
@@ -338,21 +361,28 @@ impl Player {
         self.current_line
     }
 
-    /// The cue for the next frame; `elapsed` is the time since the run started and
-    /// `loads_in_flight` whether any prop is still loading.
-    pub fn next_frame(&mut self, elapsed: Duration, loads_in_flight: bool) -> Cue {
+    /// The cue for the next frame, given what the run has done so far.
+    pub fn next_frame(&mut self, progress: Progress) -> Cue {
+        let elapsed = progress.elapsed;
         if let Some(waiting) = self.waiting {
-            let done = match waiting {
-                Waiting::Frames(0) => true,
+            let (done, since) = match waiting {
+                Waiting::Frames(0) => (true, None),
                 Waiting::Frames(n) => {
                     self.waiting = Some(Waiting::Frames(n - 1));
-                    false
+                    (false, None)
                 }
-                Waiting::Until(t) => elapsed >= t,
-                Waiting::Loads => !loads_in_flight,
+                Waiting::Until(t) => (elapsed >= t, None),
+                Waiting::Loads { since } => (!progress.loads_in_flight, Some(since)),
+                Waiting::Bake { since, rebakes } => (
+                    progress.rebakes > rebakes && !progress.loads_in_flight,
+                    Some(since),
+                ),
             };
             if !done {
-                return Cue::Idle;
+                return match since.map(|since| elapsed.saturating_sub(since)) {
+                    Some(waited) if waited > WAIT_LIMIT => Cue::Stuck { waited },
+                    _ => Cue::Idle,
+                };
             }
             self.waiting = None;
         }
@@ -374,7 +404,14 @@ impl Player {
                 Cue::Idle
             }
             Action::Wait(WaitFor::Loads) => {
-                self.waiting = Some(Waiting::Loads);
+                self.waiting = Some(Waiting::Loads { since: elapsed });
+                Cue::Idle
+            }
+            Action::Wait(WaitFor::Bake) => {
+                self.waiting = Some(Waiting::Bake {
+                    since: elapsed,
+                    rebakes: progress.rebakes,
+                });
                 Cue::Idle
             }
             Action::Drag {
@@ -439,12 +476,13 @@ mod tests {
              wait 3 frames\n\
              wait 200 ms\n\
              wait loads\n\
+             wait bake\n\
              screenshot out/a.png\n\
              save\n\
              save out/b.session.ron\n",
         )
         .unwrap();
-        assert_eq!(script.steps.len(), 19);
+        assert_eq!(script.steps.len(), 20);
         assert_eq!(script.steps[0].line, 2);
         assert_eq!(
             script.steps[1].action,
@@ -469,7 +507,7 @@ mod tests {
             }
         );
         assert_eq!(
-            script.steps[18].action,
+            script.steps[19].action,
             Action::Do(Act::Save(Some("out/b.session.ron".into())))
         );
     }
@@ -483,7 +521,10 @@ mod tests {
             ("radius nan", "radius: `nan` is not a number"),
             ("key ctrl+f13", "unknown key `f13`"),
             ("down sideways", "unknown button `sideways`"),
-            ("wait 3 hours", "`wait` takes N frames, N ms, or loads"),
+            (
+                "wait 3 hours",
+                "`wait` takes N frames, N ms, loads, or bake",
+            ),
             ("drag 0 0 1 1 0", "0 moves: use 1 to 10000"),
             ("wait -1 frames", "frames: `-1` is not a whole number"),
         ];
@@ -501,11 +542,17 @@ mod tests {
         );
     }
 
+    /// Plays `text` with frames 100 ms apart, loads in flight for the first 5 frames
+    /// and a re-bake on frame 8.
     fn play(text: &str) -> Vec<Cue> {
         let mut player = Player::new(parse(text).unwrap());
         let mut cues = Vec::new();
         for frame in 0..100 {
-            let cue = player.next_frame(Duration::from_millis(frame * 100), frame < 5);
+            let cue = player.next_frame(Progress {
+                elapsed: Duration::from_millis(frame * 100),
+                loads_in_flight: frame < 5,
+                rebakes: u32::from(frame >= 8),
+            });
             let done = cue == Cue::Done;
             cues.push(cue);
             if done {
@@ -555,10 +602,23 @@ mod tests {
 
     #[test]
     fn timed_and_load_waits_end_when_their_condition_holds() {
-        // Frames are 100 ms apart; loads are in flight for the first 5 frames.
         let cues = play("wait 250 ms\nwait loads\nradius 1");
         let idle = cues.iter().filter(|c| **c == Cue::Idle).count();
         assert_eq!(idle, 5, "{cues:?}");
         assert_eq!(cues[5], Cue::Act(Act::Radius(1.0)));
+        let cues = play("wait bake\nradius 2");
+        assert_eq!(cues[8], Cue::Act(Act::Radius(2.0)), "{cues:?}");
+    }
+
+    #[test]
+    fn a_wait_that_never_ends_is_reported_stuck() {
+        let mut player = Player::new(parse("wait bake").unwrap());
+        let at = |seconds| Progress {
+            elapsed: Duration::from_secs(seconds),
+            ..Progress::default()
+        };
+        assert_eq!(player.next_frame(at(1)), Cue::Idle);
+        assert_eq!(player.next_frame(at(100)), Cue::Idle);
+        assert!(matches!(player.next_frame(at(1000)), Cue::Stuck { .. }));
     }
 }

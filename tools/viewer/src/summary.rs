@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use sylva_render::props::DrawStats;
+
 use crate::loader::LoadCounters;
 use crate::timing::Stats;
 
@@ -30,9 +32,21 @@ pub struct RunSummary {
     pub draw: DrawFigures,
     /// Geometry revision of each loaded prop.
     pub revisions: std::collections::BTreeMap<String, u64>,
-    pub screenshots: Vec<String>,
+    /// Bake watch passes applied (`--watch`).
+    pub watch_passes: u32,
+    pub screenshots: Vec<Screenshot>,
     /// Everything reported as an error during the run.
     pub errors: Vec<String>,
+}
+
+/// A screenshot and what its frame drew.
+#[derive(Clone, Debug, Serialize)]
+pub struct Screenshot {
+    pub path: String,
+    #[serde(flatten)]
+    pub draw: DrawFigures,
+    /// Geometry revision of each loaded prop at that frame.
+    pub revisions: std::collections::BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -41,4 +55,15 @@ pub struct DrawFigures {
     pub draw_calls: usize,
     pub triangles: u64,
     pub instances_per_lod: Vec<usize>,
+}
+
+impl From<&DrawStats> for DrawFigures {
+    fn from(draw: &DrawStats) -> Self {
+        Self {
+            instances: draw.instances,
+            draw_calls: draw.draw_calls,
+            triangles: draw.triangles,
+            instances_per_lod: draw.instances_per_lod.clone(),
+        }
+    }
 }

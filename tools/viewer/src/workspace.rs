@@ -1,20 +1,21 @@
-//! Everything the viewer edits, without a window or a GPU: the [`World`] (terrain,
-//! scatter editor, placement registry, LOD controller), the preset folder and the
-//! active preset, brush settings, the stroke being painted, background prop loading,
-//! the session file with its autosave, and the figures the HUD and the run summary
-//! show. The window turns input into calls here and draws what it exposes.
+//! Everything the viewer edits, without a window: the preset folder and the active
+//! preset, brush settings, the stroke being painted, background prop loading, bake
+//! watch passes, the session file with its autosave, and the figures the HUD and the
+//! run summary show. The [`World`] (terrain, scatter editor, placement registry, LOD
+//! controller) belongs to a [`WorldHost`]: the runtime, which also draws it, in the
+//! viewer; a bare `World` in tests. The window turns input into calls here.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use glam::{Vec2, Vec3};
-use sylva_buckets::PropKey;
+use glam::Vec2;
 use sylva_catalog::folder::read_snapshot;
-use sylva_lod::{LodConfig, TickStats};
+use sylva_catalog::CatalogSnapshot;
+use sylva_lod::LodConfig;
 use sylva_scatter::{
-    BrushSettings, Preset, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP,
+    BrushSettings, Event, Preset, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP,
     MAX_DENSITY, MAX_RADIUS,
 };
 use sylva_terrain::{default_world, HeightmapScale, Ray, Terrain};
@@ -22,11 +23,14 @@ use sylva_world::{World, WorldError};
 use thiserror::Error;
 
 use crate::cursor::{self, Hover, Marker, Tint};
-use crate::loader::{LoadCounters, PropGeometry, PropLoader, PropSource, PropStatus, PropStatuses};
+use crate::loader::{
+    LoadCounters, LoadedProp, PropLoader, PropSource, PropStatus, PropStatuses, Request,
+};
 use crate::preset_folder::{PresetChange, PresetFolder, PresetFolderError};
 use crate::session_file::{self, Autosave, SessionFileError};
 use crate::stroke::DabSpacer;
 use crate::timing::Series;
+use crate::watch::WatchPass;
 
 #[derive(Debug, Error)]
 pub enum WorkspaceError {
@@ -50,8 +54,18 @@ pub enum WorkspaceError {
     NoPresetAt { index: usize, count: usize },
     #[error("{0}")]
     BrokenPreset(String),
-    #[error("nothing is saved at {path} yet")]
-    NothingSaved { path: PathBuf },
+}
+
+/// Holds the [`World`] a workspace edits and takes in the props it loads.
+pub trait WorldHost {
+    fn world(&self) -> &World;
+    fn world_mut(&mut self) -> &mut World;
+    /// Installs prop `prop` from its cache entry, or swaps in a new revision: its shape
+    /// goes to the registry (and, where there is a GPU, its geometry to the renderer).
+    /// On failure the prop stays as it was.
+    fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String>;
+    /// Forgets a prop whose file is gone; its placements stay, drawn again if it returns.
+    fn uninstall(&mut self, prop: &str) -> Result<(), String>;
 }
 
 /// Where the terrain comes from.
@@ -101,14 +115,6 @@ struct OpenStroke {
     removed: usize,
 }
 
-/// A prop whose geometry is ready for the GPU.
-#[derive(Clone, Debug)]
-pub struct Arrival {
-    pub key: PropKey,
-    pub prop: Arc<str>,
-    pub geometry: Arc<PropGeometry>,
-}
-
 /// What the last completed stroke did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LastStroke {
@@ -126,8 +132,8 @@ pub struct Message {
 /// Messages kept for the HUD.
 const MESSAGES: usize = 6;
 
-pub struct Workspace {
-    world: World,
+pub struct Workspace<H> {
+    host: H,
     options: WorkspaceOptions,
     presets: PresetFolder,
     active: Option<ActivePreset>,
@@ -135,11 +141,8 @@ pub struct Workspace {
     stroke: Option<OpenStroke>,
     loader: PropLoader,
     statuses: PropStatuses,
-    /// Every prop loaded so far, kept to re-upload after a session reload.
-    geometry: std::collections::BTreeMap<Arc<str>, Arc<PropGeometry>>,
-    arrivals: Vec<Arrival>,
-    /// Bumped when the world is rebuilt (session reload): GPU mirrors start over.
-    generation: u32,
+    /// The assets folder as the catalog last saw it (watch passes compare with it).
+    catalog: CatalogSnapshot,
     autosave: Autosave,
     last_stroke: Option<LastStroke>,
     strokes: u32,
@@ -151,20 +154,25 @@ pub struct Workspace {
     messages: Vec<Message>,
     /// Every error reported, for the run summary.
     errors: Vec<String>,
+    watch_passes: u32,
+    /// Watch passes that re-baked at least one prop.
+    rebakes: u32,
+    last_watch_pass: Option<WatchPass>,
 }
 
-impl Workspace {
-    /// Opens the session file if it exists (replaying it), else starts a new session
-    /// on the chosen terrain with the assets folder's catalog.
+impl<H: WorldHost> Workspace<H> {
+    /// A workspace editing `host`'s world (see [`open_world`]), loading props from
+    /// `source` in the background.
     pub fn open(
         options: WorkspaceOptions,
+        host: H,
         source: Arc<dyn PropSource>,
     ) -> Result<Self, WorkspaceError> {
         let presets = PresetFolder::open(&options.presets)?;
-        let world = build_world(&options, options.continue_session)?;
         let autosave = Autosave::new(session_file::autosave_path(&options.session));
+        let catalog = current_catalog(host.world());
         let mut workspace = Self {
-            world,
+            host,
             presets,
             active: None,
             brush: BrushSettings {
@@ -174,9 +182,7 @@ impl Workspace {
             stroke: None,
             loader: PropLoader::new(source),
             statuses: PropStatuses::new(),
-            geometry: Default::default(),
-            arrivals: Vec::new(),
-            generation: 0,
+            catalog,
             autosave,
             last_stroke: None,
             strokes: 0,
@@ -186,22 +192,29 @@ impl Workspace {
             raycast_micros: Series::default(),
             messages: Vec::new(),
             errors: Vec::new(),
+            watch_passes: 0,
+            rebakes: 0,
+            last_watch_pass: None,
             options,
         };
         workspace.request_placed_props();
         Ok(workspace)
     }
 
-    pub fn world(&self) -> &World {
-        &self.world
+    pub fn host(&self) -> &H {
+        &self.host
     }
 
-    pub fn world_mut(&mut self) -> &mut World {
-        &mut self.world
+    pub fn host_mut(&mut self) -> &mut H {
+        &mut self.host
+    }
+
+    pub fn world(&self) -> &World {
+        self.host.world()
     }
 
     pub fn terrain(&self) -> &Terrain {
-        self.world.terrain()
+        self.world().terrain()
     }
 
     pub fn presets(&self) -> &PresetFolder {
@@ -222,10 +235,6 @@ impl Workspace {
 
     pub fn autosave(&self) -> &Autosave {
         &self.autosave
-    }
-
-    pub fn generation(&self) -> u32 {
-        self.generation
     }
 
     pub fn last_stroke(&self) -> Option<LastStroke> {
@@ -274,6 +283,20 @@ impl Workspace {
         &self.errors
     }
 
+    /// Bake watch passes applied so far.
+    pub fn watch_passes(&self) -> u32 {
+        self.watch_passes
+    }
+
+    /// Bake watch passes that re-baked at least one prop.
+    pub fn rebakes(&self) -> u32 {
+        self.rebakes
+    }
+
+    pub fn last_watch_pass(&self) -> Option<&WatchPass> {
+        self.last_watch_pass.as_ref()
+    }
+
     pub fn info(&mut self, text: impl Into<String>) {
         self.push_message(false, text.into());
     }
@@ -319,7 +342,10 @@ impl Workspace {
             count: entries.len(),
         })?;
         let preset = entry.preset.clone().map_err(WorkspaceError::BrokenPreset)?;
-        let session_name = self.world.use_preset(&entry.stem, preset.clone())?;
+        let session_name = self
+            .host
+            .world_mut()
+            .use_preset(&entry.stem, preset.clone())?;
         self.brush = preset.brush;
         self.active = Some(ActivePreset {
             stem: entry.stem.clone(),
@@ -337,7 +363,7 @@ impl Workspace {
         let Some(active) = &self.active else {
             return;
         };
-        let catalog = self.world.editor().catalog();
+        let catalog = self.world().editor().catalog();
         let props: Vec<Arc<str>> = active
             .preset
             .picks
@@ -352,7 +378,7 @@ impl Workspace {
     }
 
     fn request(&mut self, prop: &Arc<str>) {
-        let started = self.loader.request(prop) == crate::loader::Request::Started;
+        let started = self.loader.request(prop) == Request::Started;
         // A prop being reloaded keeps showing the revision it draws.
         if started && !matches!(self.statuses.get(prop), Some(PropStatus::Loaded { .. })) {
             self.statuses.insert(prop.clone(), PropStatus::Loading);
@@ -362,7 +388,7 @@ impl Workspace {
     /// Requests the props of placements already in the world (a continued session).
     fn request_placed_props(&mut self) {
         let props: BTreeSet<Arc<str>> = self
-            .world
+            .world()
             .editor()
             .painter()
             .placements()
@@ -387,7 +413,7 @@ impl Workspace {
 
     /// Casts the pointer's ray and remembers where it met the ground.
     pub fn cast_pointer(&mut self, ray: &Ray) -> Hover {
-        let hover = cursor::cast(self.world.terrain(), ray);
+        let hover = cursor::cast(self.world().terrain(), ray);
         self.raycast_micros.record(hover.micros);
         self.hover = Some(hover);
         hover
@@ -398,7 +424,7 @@ impl Workspace {
         let Some(hit) = self.hover.and_then(|h| h.hit) else {
             return Vec::new();
         };
-        let terrain = self.world.terrain();
+        let terrain = self.world().terrain();
         let preset = self.active.as_ref().map(|a| &a.preset);
         cursor::markers(
             terrain,
@@ -464,7 +490,8 @@ impl Workspace {
 
     fn open_in_world(&mut self, erase: bool) -> Result<(), WorkspaceError> {
         if erase {
-            return Ok(self.world.begin_erase(self.brush.radius, None)?);
+            let radius = self.brush.radius;
+            return Ok(self.host.world_mut().begin_erase(radius, None)?);
         }
         self.refresh_active_registration()?;
         let name = self
@@ -472,7 +499,8 @@ impl Workspace {
             .as_ref()
             .map(|a| a.session_name.clone())
             .unwrap_or_default();
-        Ok(self.world.begin_paint(&name, self.brush)?)
+        let brush = self.brush;
+        Ok(self.host.world_mut().begin_paint(&name, brush)?)
     }
 
     /// An edited preset file is registered again (as `stem#2` …) before it paints.
@@ -489,7 +517,10 @@ impl Workspace {
         // A broken edit keeps painting with the last good version; the HUD lists
         // the error.
         if let Ok(preset) = entry.preset.clone() {
-            let session_name = self.world.use_preset(&entry.stem, preset.clone())?;
+            let session_name = self
+                .host
+                .world_mut()
+                .use_preset(&entry.stem, preset.clone())?;
             let version = entry.version;
             let active = self.active.as_mut().expect("checked above");
             active.preset = preset;
@@ -503,7 +534,7 @@ impl Workspace {
     /// One dab: scatter (or erase) now, request any prop it placed that is not
     /// loaded (joining a load in flight). Returns the placements it removed.
     fn dab(&mut self, at: Vec2) -> Result<usize, WorkspaceError> {
-        let applied = self.world.dab(at)?;
+        let applied = self.host.world_mut().dab(at)?;
         let props: BTreeSet<Arc<str>> = applied.edit.added.iter().map(|p| p.prop.clone()).collect();
         for prop in props {
             self.request(&prop);
@@ -519,7 +550,7 @@ impl Workspace {
         if stroke.spacer.is_none() {
             return;
         }
-        let report = self.world.end_stroke();
+        let report = self.host.world_mut().end_stroke();
         self.strokes += 1;
         self.last_stroke = Some(match report {
             Some(report) => LastStroke::Paint(report),
@@ -533,7 +564,7 @@ impl Workspace {
 
     pub fn undo(&mut self) {
         self.end_stroke();
-        match self.world.undo() {
+        match self.host.world_mut().undo() {
             Ok(Some(_)) => {
                 self.info("undid the last stroke");
                 self.autosave_now();
@@ -545,7 +576,7 @@ impl Workspace {
 
     pub fn redo(&mut self) {
         self.end_stroke();
-        match self.world.redo() {
+        match self.host.world_mut().redo() {
             Ok(Some(edit)) => {
                 let props: BTreeSet<Arc<str>> = edit.added.iter().map(|p| p.prop.clone()).collect();
                 for prop in props {
@@ -560,7 +591,10 @@ impl Workspace {
     }
 
     fn autosave_now(&mut self) {
-        if let Err(e) = self.autosave.after_change(self.world.editor().session()) {
+        if let Err(e) = self
+            .autosave
+            .after_change(self.host.world().editor().session())
+        {
             self.error(format!("autosave failed: {e}"));
         }
     }
@@ -569,39 +603,9 @@ impl Workspace {
     pub fn save(&mut self, path: Option<&Path>) -> Result<PathBuf, WorkspaceError> {
         self.end_stroke();
         let path = path.unwrap_or(&self.options.session).to_owned();
-        session_file::save(self.world.editor().session(), &path)?;
+        session_file::save(self.world().editor().session(), &path)?;
         self.info(format!("saved {}", path.display()));
         Ok(path)
-    }
-
-    /// Reloads the session file, dropping what was painted since it was saved.
-    pub fn load(&mut self) -> Result<(), WorkspaceError> {
-        if !self.options.session.exists() {
-            return Err(WorkspaceError::NothingSaved {
-                path: self.options.session.clone(),
-            });
-        }
-        self.stroke = None;
-        self.world = build_world(&self.options, true)?;
-        self.generation += 1;
-        self.last_stroke = None;
-        if let Some(active) = &mut self.active {
-            match self.world.use_preset(&active.stem, active.preset.clone()) {
-                Ok(name) => active.session_name = name,
-                Err(e) => {
-                    let text = e.to_string();
-                    self.active = None;
-                    self.error(text);
-                }
-            }
-        }
-        // Everything loaded goes to the new world's registry and GPU mirror again.
-        for (prop, geometry) in self.geometry.clone() {
-            self.arrive(prop, geometry);
-        }
-        self.request_placed_props();
-        self.info(format!("loaded {}", self.options.session.display()));
-        Ok(())
     }
 
     /// Polls the preset folder; an edited active preset is re-read (its props
@@ -634,24 +638,27 @@ impl Workspace {
         }
     }
 
-    /// Takes the loads that finished: their shapes go to the registry now; their
-    /// geometry is returned for the GPU.
-    pub fn poll_loads(&mut self) -> Vec<Arrival> {
+    /// Installs the props whose loads finished; a failed load keeps what was drawn.
+    /// Never blocks. Returns how many props were installed.
+    pub fn poll_loads(&mut self) -> usize {
+        let mut installed = 0;
         for outcome in self.loader.poll() {
-            match outcome.result {
+            let result = outcome
+                .result
+                .and_then(|loaded| self.host.install(&outcome.prop, &loaded).map(|()| loaded));
+            match result {
                 Ok(loaded) => {
-                    let geometry = Arc::new(loaded.geometry);
+                    installed += 1;
                     self.statuses.insert(
-                        outcome.prop.clone(),
+                        outcome.prop,
                         PropStatus::Loaded {
                             revision: loaded.revision,
-                            parts: geometry.parts.len(),
-                            lods: usize::from(geometry.shape().lods),
-                            triangles: geometry.triangles(),
+                            parts: loaded.parts,
+                            lods: loaded.lods,
+                            triangles: loaded.triangles,
+                            baked: loaded.baked,
                         },
                     );
-                    self.geometry.insert(outcome.prop.clone(), geometry.clone());
-                    self.arrive(outcome.prop, geometry);
                 }
                 Err(error) => {
                     let revision = match self.statuses.get(&outcome.prop) {
@@ -665,30 +672,108 @@ impl Workspace {
                 }
             }
         }
-        std::mem::take(&mut self.arrivals)
+        installed
     }
 
-    fn arrive(&mut self, prop: Arc<str>, geometry: Arc<PropGeometry>) {
-        match self.world.set_prop_shape(&prop, geometry.shape()) {
-            Ok(key) => self.arrivals.push(Arrival {
-                key,
-                prop,
-                geometry,
-            }),
-            Err(e) => self.error(format!("{prop}: {e}")),
+    /// Applies a pass of the bake watcher: props whose bake changed reload (their
+    /// placements stay and show the new geometry), a failed bake is reported and the
+    /// old version stays, and a changed assets folder becomes the catalog of the
+    /// strokes that follow (recorded in the journal): new props join their category,
+    /// deleted ones leave.
+    pub fn apply_watch_pass(&mut self, pass: &WatchPass) {
+        self.watch_passes += 1;
+        self.rebakes += u32::from(!pass.baked.is_empty());
+        self.last_watch_pass = Some(pass.clone());
+        if let Some(error) = &pass.error {
+            self.error(format!("bake: {error}"));
         }
+        for (prop, error) in &pass.failed {
+            let revision = match self.statuses.get(prop.as_str()) {
+                Some(PropStatus::Loaded { revision, .. }) => Some(*revision),
+                Some(PropStatus::Failed { revision, .. }) => *revision,
+                _ => None,
+            };
+            self.error(format!("bake: {error}"));
+            self.statuses.insert(
+                prop.as_str().into(),
+                PropStatus::Failed {
+                    error: error.clone(),
+                    revision,
+                },
+            );
+        }
+        self.follow_assets_folder();
+        for prop in &pass.baked {
+            if self.statuses.contains_key(prop.as_str()) {
+                self.loader.reload(prop);
+                self.info(format!("re-baked {prop}"));
+            }
+        }
+        // New props of the active preset's categories load like the rest of them.
+        self.preload_active();
     }
 
-    /// Re-evaluates LODs for the camera (rate-limited inside).
-    pub fn tick(&mut self, eye: Vec3, now_s: f64) -> TickStats {
-        self.world.tick_lod(eye, now_s)
+    /// Makes the catalog follow the assets folder when props were added or deleted.
+    fn follow_assets_folder(&mut self) {
+        let snapshot = match read_snapshot(&self.options.assets) {
+            Ok(snapshot) => snapshot,
+            Err(e) => return self.error(e.to_string()),
+        };
+        if snapshot == self.catalog {
+            return;
+        }
+        let gone: Vec<String> = self
+            .catalog
+            .props
+            .iter()
+            .filter(|file| !snapshot.props.contains(file))
+            .map(|file| prop_id_of(file))
+            .collect();
+        let applied = self
+            .host
+            .world_mut()
+            .apply(&Event::Catalog(snapshot.clone()), "catalog");
+        if let Err(e) = applied {
+            return self.error(e.to_string());
+        }
+        self.catalog = snapshot;
+        for prop in gone {
+            self.statuses.remove(prop.as_str());
+            match self.host.uninstall(&prop) {
+                Ok(()) => self.info(format!("{prop} was deleted")),
+                Err(e) => self.error(format!("{prop}: {e}")),
+            }
+        }
     }
 }
 
-/// The world of the session file when `replay` and it exists, else a new session.
-fn build_world(options: &WorkspaceOptions, replay: bool) -> Result<World, WorkspaceError> {
+/// `conifer/pine.glb` → `conifer/pine`.
+fn prop_id_of(file: &str) -> String {
+    file.rsplit_once('.')
+        .map_or(file, |(stem, _)| stem)
+        .to_owned()
+}
+
+/// The catalog snapshot strokes use now: the session's, or its last catalog event.
+fn current_catalog(world: &World) -> CatalogSnapshot {
+    let session = world.editor().session();
+    session
+        .events
+        .iter()
+        .rev()
+        .find_map(|event| match event {
+            Event::Catalog(snapshot) => Some(snapshot.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| session.catalog.clone())
+}
+
+/// The world `options` ask for: the session file replayed when it is to be continued
+/// and exists, else a new session on the chosen terrain with the assets folder's
+/// catalog.
+pub fn open_world(options: &WorkspaceOptions) -> Result<World, WorkspaceError> {
     let lod = LodConfig::default();
-    if replay && options.session.exists() {
+    if options.continue_session && options.session.exists() {
         let session = session_file::load(&options.session)?;
         let base = options.session.parent().unwrap_or(Path::new("."));
         let terrain = terrain_of(&session.terrain, base)?;
