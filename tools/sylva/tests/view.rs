@@ -6,6 +6,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use sylva_render::RgbaImage;
 
@@ -240,5 +241,81 @@ fn a_scripted_session_paints_erases_undoes_and_saves_what_replay_reproduces() {
     assert!(
         back < 0.002,
         "undo restores the view ({back} of pixels differ)"
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_prop_saved_while_the_viewer_watches_swaps_in_place() {
+    let xvfb = Xvfb::start();
+    let dir = temp_dir("hot-reload");
+    for folder in ["assets", "cache", "presets"] {
+        copy_dir(&repo().join(folder), &dir.join(folder));
+    }
+    let script = repo().join("tools/viewer/scripts/hot_reload.script");
+    let mut viewer = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(["view", "--watch", "--size", "640x360", "--script"])
+        .arg(&script)
+        .env("DISPLAY", &xvfb.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sylva runs");
+
+    // Once the forest is on screen, the artist saves a new fir (the oak's file, also
+    // trunk and leaves), the way editors save: a temporary file renamed into place.
+    let before = dir.join("shots/before.png");
+    let started = Instant::now();
+    while !before.exists() {
+        if let Some(status) = viewer.try_wait().unwrap() {
+            panic!("the viewer exited early ({status})");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "no before.png"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let fir = dir.join("assets/conifer/fir_young.glb");
+    let saving = dir.join("assets/conifer/.fir_young.glb.saving");
+    std::fs::copy(dir.join("assets/broadleaf/oak_wide.glb"), &saving).unwrap();
+    std::fs::rename(&saving, &fir).unwrap();
+
+    let summary = json(&viewer.wait_with_output().unwrap());
+    assert_eq!(summary["errors"], serde_json::json!([]), "{summary:#}");
+    let shots = summary["screenshots"].as_array().unwrap();
+    let (first, last) = (&shots[0], &shots[1]);
+    let revision = |shot: &serde_json::Value| shot["revisions"]["conifer/fir_young"].as_u64();
+    assert_eq!(
+        revision(last),
+        revision(first).map(|r| r + 1),
+        "the HUD's revision of the fir goes up"
+    );
+    assert_eq!(first["instances"], last["instances"], "placements survive");
+    assert_ne!(
+        first["triangles"], last["triangles"],
+        "the new shape is drawn"
+    );
+    assert!(summary["watch_passes"].as_u64().unwrap() >= 2);
+
+    let (before, after) = (image(&before), image(&dir.join("shots/after.png")));
+    let changed = differing_share(&scene(&before), &scene(&after));
+    assert!(
+        changed > 0.01,
+        "the firs changed shape on screen ({changed})"
     );
 }

@@ -413,3 +413,166 @@ fn a_hud_model_describes_the_workspace() {
     }
     assert!(model.timing[0].contains("first stroke after a pick"));
 }
+
+/// A copy of the repository's assets and bake cache, for tests that change files.
+struct Sandbox {
+    _dir: tempfile::TempDir,
+    assets: PathBuf,
+    cache: PathBuf,
+    session: PathBuf,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn sandbox() -> Sandbox {
+    let dir = tempfile::tempdir().unwrap();
+    let (assets, cache) = (dir.path().join("assets"), dir.path().join("cache"));
+    copy_dir(&repo().join("assets"), &assets);
+    copy_dir(&repo().join("cache"), &cache);
+    Sandbox {
+        session: dir.path().join("run.session.ron"),
+        _dir: dir,
+        assets,
+        cache,
+    }
+}
+
+impl Sandbox {
+    fn workspace(&self) -> Workspace<World> {
+        let mut options = options(self.session.parent().unwrap());
+        options.assets = self.assets.clone();
+        open(
+            options,
+            Arc::new(CacheSource::new(&self.assets, &self.cache)),
+        )
+    }
+
+    /// What the watcher does on a change: an incremental bake pass.
+    fn bake(&self) -> WatchPass {
+        let cache = sylva_cache::CacheDir::new(&self.cache);
+        WatchPass::of(&sylva_bake::bake_folder(
+            &self.assets,
+            &cache,
+            &sylva_bake::BakeOptions::default(),
+        ))
+    }
+}
+
+fn revision(workspace: &Workspace<World>, prop: &str) -> Option<u64> {
+    match workspace.statuses().get(prop) {
+        Some(PropStatus::Loaded { revision, .. }) => Some(*revision),
+        _ => None,
+    }
+}
+
+fn instances(workspace: &Workspace<World>) -> usize {
+    workspace
+        .world()
+        .registry()
+        .buckets()
+        .map(|(_, bucket)| bucket.len() as usize)
+        .sum()
+}
+
+#[test]
+fn a_rebaked_prop_swaps_in_place_and_a_broken_save_keeps_the_last_good_one() {
+    let sandbox = sandbox();
+    let mut workspace = sandbox.workspace();
+    workspace.pick_preset_named("mixed_forest").unwrap();
+    stroke(&mut workspace, false, Landmark::Meadow.position(), 4);
+    wait_for_loads(&mut workspace);
+    let fir = "conifer/fir_young";
+    let before = revision(&workspace, fir).expect("the fir loaded");
+    let (placed, drawn) = (placements(&workspace), instances(&workspace));
+
+    // The artist saves a new fir (here: the oak's file, also trunk and leaves).
+    let file = sandbox.assets.join("conifer/fir_young.glb");
+    std::fs::copy(sandbox.assets.join("broadleaf/oak_wide.glb"), &file).unwrap();
+    let pass = sandbox.bake();
+    assert_eq!(pass.baked, [fir]);
+    workspace.apply_watch_pass(&pass);
+    assert!(workspace.loads_in_flight() > 0, "the new bake is loading");
+    wait_for_loads(&mut workspace);
+    assert_eq!(revision(&workspace, fir), Some(before + 1));
+    assert_eq!(placements(&workspace), placed, "placements survive");
+    assert_eq!(instances(&workspace), drawn, "same parts, same instances");
+    assert_eq!(workspace.rebakes(), 1);
+
+    // A broken save: the error is shown and the last good fir stays.
+    std::fs::write(&file, b"glTF but not really").unwrap();
+    let pass = sandbox.bake();
+    assert_eq!(pass.failed.len(), 1, "{pass:?}");
+    workspace.apply_watch_pass(&pass);
+    assert_eq!(workspace.loads_in_flight(), 0);
+    match workspace.statuses().get(fir) {
+        Some(PropStatus::Failed { error, revision }) => {
+            assert!(error.contains("fir_young.glb"), "{error}");
+            assert_eq!(*revision, Some(before + 1));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(workspace
+        .errors()
+        .iter()
+        .any(|e| e.contains("fir_young.glb")));
+    assert_eq!(instances(&workspace), drawn);
+}
+
+#[test]
+fn props_added_or_deleted_while_painting_follow_the_catalog_and_replay() {
+    let sandbox = sandbox();
+    let mut workspace = sandbox.workspace();
+    workspace.pick_preset_named("mixed_forest").unwrap();
+    stroke(&mut workspace, false, Landmark::Meadow.position(), 3);
+    wait_for_loads(&mut workspace);
+
+    // A new rock joins its category, and the active preset's preload takes it.
+    let twin = sandbox.assets.join("rock/scree_twin.glb");
+    std::fs::copy(sandbox.assets.join("rock/scree_chunk.glb"), &twin).unwrap();
+    workspace.apply_watch_pass(&sandbox.bake());
+    let catalog = workspace.world().editor().catalog();
+    assert!(catalog.prop("rock/scree_twin").is_some());
+    assert!(matches!(
+        workspace.world().editor().session().events.last(),
+        Some(Event::Catalog(_))
+    ));
+    wait_for_loads(&mut workspace);
+    assert_eq!(revision(&workspace, "rock/scree_twin"), Some(1));
+    stroke(
+        &mut workspace,
+        false,
+        Landmark::Meadow.position() + Vec2::Y * 30.0,
+        3,
+    );
+
+    // Deleted again: it leaves the catalog and the renderer; placements stay.
+    std::fs::remove_file(&twin).unwrap();
+    workspace.apply_watch_pass(&sandbox.bake());
+    assert!(workspace.statuses().get("rock/scree_twin").is_none());
+    let key = workspace.host_mut().prop_key("rock/scree_twin");
+    assert_eq!(workspace.world().registry().prop_shape(key), Ok(None));
+    assert!(workspace
+        .world()
+        .editor()
+        .catalog()
+        .prop("rock/scree_twin")
+        .is_none());
+
+    // The journal holds both catalog changes: a replay reproduces the placements.
+    let path = workspace.save(None).unwrap();
+    let session = session_file::load(&path).unwrap();
+    let (editor, _) = Editor::replay(&session, &sylva_terrain::default_world()).unwrap();
+    let painter = workspace.world().editor().painter();
+    assert_eq!(editor.painter().digest(), painter.digest());
+}
