@@ -179,10 +179,6 @@ impl Controls {
         self.erase_mode
     }
 
-    pub fn stroke_open(&self) -> bool {
-        self.stroke_open
-    }
-
     /// Handles one event; `pointer_on_ui` says the HUD claims the pointer (its clicks
     /// must not paint). Commands are appended to `out`.
     pub fn handle(&mut self, event: InputEvent, pointer_on_ui: bool, out: &mut Vec<Command>) {

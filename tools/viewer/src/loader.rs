@@ -20,11 +20,6 @@ pub struct LoadedProp {
     pub bytes: Vec<u8>,
     /// Geometry revision: goes up each time the prop's baked content changes.
     pub revision: u64,
-    pub parts: usize,
-    /// LOD levels of the part with the fewest.
-    pub lods: usize,
-    /// Triangles of the finest level, all parts.
-    pub triangles: usize,
     /// Whether the source baked it because the cache had no current entry.
     pub baked: bool,
 }
@@ -158,10 +153,6 @@ impl PropLoader {
         self.in_flight.len()
     }
 
-    pub fn is_in_flight(&self, prop: &str) -> bool {
-        self.in_flight.contains(prop)
-    }
-
     pub fn counters(&self) -> LoadCounters {
         self.counters
     }
@@ -182,9 +173,6 @@ pub enum PropStatus {
     Loading,
     Loaded {
         revision: u64,
-        parts: usize,
-        lods: usize,
-        triangles: usize,
         /// Baked on demand rather than read from a current cache entry.
         baked: bool,
     },
@@ -234,9 +222,6 @@ mod tests {
                 entry: format!("{id}.sylva"),
                 bytes: Vec::new(),
                 revision: 1,
-                parts: 1,
-                lods: 1,
-                triangles: 1,
                 baked: false,
             })
         }

@@ -32,10 +32,6 @@ impl DabSpacer {
         (spacer, at)
     }
 
-    pub fn spacing(&self) -> f32 {
-        self.spacing
-    }
-
     /// The path continued in a straight line to `to`: appends the dabs it passed.
     pub fn drag_to(&mut self, to: Vec2, dabs: &mut Vec<Vec2>) {
         if !to.is_finite() {

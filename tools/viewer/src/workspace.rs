@@ -229,10 +229,6 @@ impl<H: WorldHost> Workspace<H> {
         self.brush
     }
 
-    pub fn session_path(&self) -> &Path {
-        &self.options.session
-    }
-
     pub fn autosave(&self) -> &Autosave {
         &self.autosave
     }
@@ -243,10 +239,6 @@ impl<H: WorldHost> Workspace<H> {
 
     pub fn strokes(&self) -> u32 {
         self.strokes
-    }
-
-    pub fn is_painting(&self) -> bool {
-        self.stroke.is_some()
     }
 
     pub fn statuses(&self) -> &PropStatuses {
@@ -653,9 +645,6 @@ impl<H: WorldHost> Workspace<H> {
                         outcome.prop,
                         PropStatus::Loaded {
                             revision: loaded.revision,
-                            parts: loaded.parts,
-                            lods: loaded.lods,
-                            triangles: loaded.triangles,
                             baked: loaded.baked,
                         },
                     );

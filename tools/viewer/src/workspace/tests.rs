@@ -576,3 +576,64 @@ fn props_added_or_deleted_while_painting_follow_the_catalog_and_replay() {
     let painter = workspace.world().editor().painter();
     assert_eq!(editor.painter().digest(), painter.digest());
 }
+
+/// A 65×65 16-bit greyscale heightmap: a gentle dome.
+fn write_heightmap(path: &Path) {
+    let side = 65u32;
+    let mut bytes = Vec::new();
+    for row in 0..side {
+        for column in 0..side {
+            let (x, z) = (column as f32 / 64.0 - 0.5, row as f32 / 64.0 - 0.5);
+            let height = (1.0 - (x * x + z * z) * 2.0).clamp(0.0, 1.0);
+            bytes.extend_from_slice(&((height * 65535.0) as u16).to_be_bytes());
+        }
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut encoder = png::Encoder::new(file, side, side);
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::Sixteen);
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&bytes)
+        .unwrap();
+}
+
+#[test]
+fn a_session_on_a_user_heightmap_names_it_and_continues_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("maps/dome.png");
+    write_heightmap(&map);
+    let mut options = options(dir.path());
+    options.terrain = TerrainChoice::Heightmap {
+        path: map.clone(),
+        scale: HeightmapScale {
+            spacing: 2.0,
+            vertical_scale: 30.0,
+            base_height: 0.0,
+            water_level: 2.0,
+        },
+    };
+    let mut workspace = open(options.clone(), Gate::opened());
+    assert_eq!(workspace.terrain().columns(), 65);
+    workspace.pick_preset_named("meadow").unwrap();
+    stroke(&mut workspace, false, Vec2::new(0.0, 0.0), 3);
+    assert!(placements(&workspace) > 0);
+    workspace.save(None).unwrap();
+    let saved = session_file::load(&options.session).unwrap();
+    assert!(
+        matches!(&saved.terrain, TerrainSource::Heightmap { file, .. } if file == "maps/dome.png"),
+        "{:?}",
+        saved.terrain
+    );
+
+    // Continuing the session finds the heightmap through the session file.
+    options.terrain = TerrainChoice::DefaultWorld;
+    let reopened = open(options, Gate::opened());
+    assert_eq!(reopened.terrain().columns(), 65);
+    assert_eq!(
+        reopened.world().editor().painter().digest(),
+        workspace.world().editor().painter().digest()
+    );
+}
