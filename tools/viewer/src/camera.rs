@@ -171,7 +171,8 @@ impl CameraController {
         let step = (ahead * input.forward + right * input.right) * travel;
         let (x, z) = (self.target.x + step.x, self.target.z + step.y);
         self.target = Vec3::new(x, ground(x, z), z);
-        self.distance = (self.distance * (1.0 - input.up * dt)).clamp(MIN_DISTANCE, MAX_DISTANCE);
+        // Rising backs away from the target, sinking closes in.
+        self.distance = (self.distance * (1.0 + input.up * dt)).clamp(MIN_DISTANCE, MAX_DISTANCE);
         self.eye = self.orbit_eye();
         self.lift_above(ground);
     }

@@ -86,11 +86,12 @@ impl HudModel {
             timing: timing_lines(workspace),
             loading: format!(
                 "props: {loaded} loaded ({baked} baked now), {} loading, {} failed · \
-                 loads started {}, joined {}",
+                 loads started {}, joined {} · {:.0} ms on the loader thread",
                 workspace.loads_in_flight(),
                 counters.failed,
                 counters.started,
-                counters.joined
+                counters.joined,
+                counters.worker_micros as f64 / 1e3
             ),
             watch: frame
                 .watching
