@@ -583,3 +583,40 @@ fn key_of(code: VirtualKeyCode) -> Option<Key> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_keys_map_to_the_viewers_keys() {
+        use VirtualKeyCode as K;
+        let cases = [
+            (K::LShift, Some(Key::Shift)),
+            (K::RControl, Some(Key::Ctrl)),
+            (K::Z, Some(Key::Z)),
+            (K::LBracket, Some(Key::BracketLeft)),
+            (K::NumpadAdd, Some(Key::Equals)),
+            (K::Key7, Some(Key::Digit(7))),
+            (K::Key0, None),
+            (K::F5, None),
+        ];
+        for (code, key) in cases {
+            assert_eq!(key_of(code), key, "{code:?}");
+        }
+    }
+
+    #[test]
+    fn wheel_pixels_become_lines() {
+        // SAFETY: winit's dummy device id exists for tests; it never reaches the
+        // platform.
+        let device_id = unsafe { winit::event::DeviceId::dummy() };
+        let event = WindowEvent::MouseWheel {
+            device_id,
+            delta: MouseScrollDelta::PixelDelta(winit::dpi::PhysicalPosition::new(0.0, 80.0)),
+            phase: winit::event::TouchPhase::Moved,
+            modifiers: Default::default(),
+        };
+        assert_eq!(translate(&event), Some(InputEvent::Wheel(2.0)));
+    }
+}
