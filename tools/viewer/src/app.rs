@@ -240,48 +240,85 @@ impl App {
         self.last_frame = frame_start;
         let elapsed = frame_start - self.started;
 
-        let mut last_frame = self.quit;
-        if let Some(player) = &mut self.player {
-            let progress = Progress {
-                elapsed,
-                loads_in_flight: self.workspace.loads_in_flight() > 0,
-                rebakes: self.workspace.rebakes(),
-            };
-            match player.next_frame(progress) {
-                Cue::Act(act) => {
-                    let (line, source_name) = (player.line(), player.source_name().to_owned());
-                    self.act(act).map_err(|message| ViewerError::ScriptStep {
-                        source_name,
-                        line,
-                        message,
-                    })?;
-                }
-                Cue::Idle => {}
-                Cue::Stuck { waited } => {
-                    return Err(ViewerError::ScriptStep {
-                        source_name: player.source_name().to_owned(),
-                        line: player.line(),
-                        message: format!("still waiting after {} s", waited.as_secs()),
-                    })
-                }
-                Cue::Done => last_frame = true,
-            }
-        } else if self.final_screenshot.is_some() && self.frames >= 2 {
-            let loading = self.workspace.loads_in_flight() > 0;
-            if !loading {
-                last_frame = true;
-            } else if elapsed > LOAD_PATIENCE {
-                return Err(ViewerError::LoadTimeout {
-                    seconds: LOAD_PATIENCE.as_secs(),
-                });
-            }
-        }
+        let last_frame = if self.player.is_some() {
+            self.play_script(elapsed)?
+        } else {
+            self.quit || self.capture_is_ready(elapsed)?
+        };
         if last_frame {
             if let Some(path) = self.final_screenshot.clone() {
                 self.screenshot = Some(path);
             }
         }
+        self.apply_input();
+        if frame_start - self.last_preset_poll >= PRESET_POLL {
+            self.last_preset_poll = frame_start;
+            self.workspace.rescan_presets();
+        }
+        for pass in self.watcher.iter().flat_map(Watcher::poll) {
+            self.workspace.apply_watch_pass(&pass);
+        }
+        self.workspace.poll_loads();
+        self.move_camera(dt);
+        self.draw(elapsed)?;
+        self.frames += 1;
+        self.clock.frame(frame_start.elapsed().as_secs_f64());
+        Ok(if last_frame {
+            Flow::Exit
+        } else {
+            Flow::Continue
+        })
+    }
 
+    /// Plays this frame's script step; true when the script is over.
+    fn play_script(&mut self, elapsed: Duration) -> Result<bool, ViewerError> {
+        let Some(player) = &mut self.player else {
+            return Ok(true);
+        };
+        let progress = Progress {
+            elapsed,
+            loads_in_flight: self.workspace.loads_in_flight() > 0,
+            rebakes: self.workspace.rebakes(),
+        };
+        let cue = player.next_frame(progress);
+        let (source_name, line) = (player.source_name().to_owned(), player.line());
+        let step_error = |message| ViewerError::ScriptStep {
+            source_name,
+            line,
+            message,
+        };
+        match cue {
+            Cue::Act(act) => {
+                self.act(act).map_err(step_error)?;
+                Ok(false)
+            }
+            Cue::Idle => Ok(false),
+            Cue::Stuck { waited } => Err(step_error(format!(
+                "still waiting after {} s",
+                waited.as_secs()
+            ))),
+            Cue::Done => Ok(true),
+        }
+    }
+
+    /// A `--screenshot` run without a script ends once every requested prop is in.
+    fn capture_is_ready(&self, elapsed: Duration) -> Result<bool, ViewerError> {
+        if self.final_screenshot.is_none() || self.frames < 2 {
+            return Ok(false);
+        }
+        if self.workspace.loads_in_flight() == 0 {
+            return Ok(true);
+        }
+        if elapsed > LOAD_PATIENCE {
+            return Err(ViewerError::LoadTimeout {
+                seconds: LOAD_PATIENCE.as_secs(),
+            });
+        }
+        Ok(false)
+    }
+
+    /// Hands this frame's input to the HUD and the controls, and runs the commands.
+    fn apply_input(&mut self) {
         let mut commands = Vec::new();
         for event in std::mem::take(&mut self.input) {
             self.hud.input(&event);
@@ -291,25 +328,25 @@ impl App {
         for command in commands {
             self.execute(command);
         }
+    }
 
-        if frame_start - self.last_preset_poll >= PRESET_POLL {
-            self.last_preset_poll = frame_start;
-            self.workspace.rescan_presets();
-        }
-        for pass in self.watcher.iter().flat_map(Watcher::poll) {
-            self.workspace.apply_watch_pass(&pass);
-        }
-        self.workspace.poll_loads();
-
+    /// Moves the camera by the held keys and drags; the cursor follows.
+    fn move_camera(&mut self, dt: f32) {
         let camera_input = self.controls.take_camera_input();
-        if camera_input != Default::default() {
-            let terrain = self.workspace.terrain();
-            self.camera
-                .update(&camera_input, dt, |x, z| terrain.sample_height(x, z));
-            if let Some(pointer) = self.controls.pointer() {
-                self.hover(pointer);
-            }
+        if camera_input == Default::default() {
+            return;
         }
+        let terrain = self.workspace.terrain();
+        self.camera
+            .update(&camera_input, dt, |x, z| terrain.sample_height(x, z));
+        if let Some(pointer) = self.controls.pointer() {
+            self.hover(pointer);
+        }
+    }
+
+    /// Places the cursor, lays out the HUD (running its clicks) and draws the frame,
+    /// into the screenshot first when one is due.
+    fn draw(&mut self, elapsed: Duration) -> Result<(), ViewerError> {
         let erasing = self.controls.erase_mode() || self.controls.is_held(Key::Shift);
         let markers = self.workspace.cursor_markers(erasing);
         self.gpu.set_cursor(self.workspace.host(), &markers);
@@ -343,13 +380,7 @@ impl App {
         if let Some(drawn) = self.gpu.present(self.workspace.host_mut(), view, now, &hud) {
             self.drawn = drawn;
         }
-        self.frames += 1;
-        self.clock.frame(frame_start.elapsed().as_secs_f64());
-        Ok(if last_frame {
-            Flow::Exit
-        } else {
-            Flow::Continue
-        })
+        Ok(())
     }
 
     /// Casts the pointer's ray; the cursor follows the hit.
