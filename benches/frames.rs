@@ -5,6 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::bake::{bake_folder, BakeOptions};
+use sylva::buckets::PlacementRegistry;
 use sylva::cache::{CacheDir, Entry};
 use sylva::lod::LodConfig;
 use sylva::render::props::PropsRenderer;
@@ -24,8 +25,18 @@ const HEIGHT: u32 = 540;
 fn frames(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let cache = CacheDir::new(dir.path());
-    bake_folder(&common::repo().join("assets"), &cache, &BakeOptions::default()).unwrap();
-    let session = Session::new(5, DEFAULT_PLACEMENT_CAP, TerrainSource::DefaultWorld, common::snapshot());
+    bake_folder(
+        &common::repo().join("assets"),
+        &cache,
+        &BakeOptions::default(),
+    )
+    .unwrap();
+    let session = Session::new(
+        5,
+        DEFAULT_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        common::snapshot(),
+    );
     let mut world = World::new(default_world(), &session, &LodConfig::default()).unwrap();
     common::paint_busy_session(&mut world);
 
@@ -38,6 +49,7 @@ fn frames(c: &mut Criterion) {
     let mut context = RenderContext::new(OUTPUT_FORMAT).unwrap();
     let scene = Scene::new(&mut context, &default_world()).unwrap();
     let mut no_props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
+    let no_placements = PlacementRegistry::new();
     let manifest = cache.read_manifest().unwrap();
     let registry = plugin.world().registry();
     let (mut objects, mut object_vertex_bytes) = (Vec::new(), 0u64);
@@ -54,21 +66,25 @@ fn frames(c: &mut Criterion) {
                 continue;
             }
             for transform in bucket.transforms() {
-                objects.push(parts[usize::from(key.part)].add_object(&context.renderer, usize::from(key.lod), *transform));
+                objects.push(parts[usize::from(key.part)].add_object(
+                    &context.renderer,
+                    usize::from(key.lod),
+                    *transform,
+                ));
             }
         }
         assert!(manifest.prop(name).is_some());
     }
-    assert_eq!(objects.len(), stats.draw.instances);
+    assert_eq!(objects.len(), stats.draw.instances_in_buckets);
     println!(
-        "session: {} placements, {} instances; plugin: {} instanced draws per pass (forward + shadow), \
-         {} vertex bytes on the GPU; rend3 objects: {} objects, {} draws per pass (prepass + forward + shadow), \
-         {} vertex bytes (one mesh per LOD)",
+        "session: {} placements, {} instances ({} in view); plugin: {} instanced draws in the camera pass, \
+         {} vertex bytes on the GPU; rend3 objects: {} objects, one draw each per pass (prepass, forward, shadow) \
+         after rend3's own culling, {} vertex bytes (one mesh per LOD)",
         stats.placements,
+        stats.draw.instances_in_buckets,
         stats.draw.instances,
         stats.draw.draw_calls,
         stats.draw.vertex_bytes,
-        objects.len(),
         objects.len(),
         object_vertex_bytes
     );
@@ -83,11 +99,33 @@ fn frames(c: &mut Criterion) {
         })
     });
     group.bench_function("one_rend3_object_per_placement_part", |b| {
-        b.iter(|| render_image(&mut context, &scene, &mut no_props, camera, WIDTH, HEIGHT).unwrap())
+        b.iter(|| {
+            render_image(
+                &mut context,
+                &scene,
+                &mut no_props,
+                &no_placements,
+                camera,
+                WIDTH,
+                HEIGHT,
+            )
+            .unwrap()
+        })
     });
     drop(objects);
     group.bench_function("terrain_only", |b| {
-        b.iter(|| render_image(&mut context, &scene, &mut no_props, camera, WIDTH, HEIGHT).unwrap())
+        b.iter(|| {
+            render_image(
+                &mut context,
+                &scene,
+                &mut no_props,
+                &no_placements,
+                camera,
+                WIDTH,
+                HEIGHT,
+            )
+            .unwrap()
+        })
     });
     group.finish();
 }

@@ -270,3 +270,93 @@ fn the_runtime_reads_an_entry_by_prop_id_without_copying() {
     let range = bytes.as_ptr_range();
     assert!(range.contains(&entry.parts[0].vertex_bytes.as_ptr()));
 }
+
+#[test]
+fn a_shared_three_level_chain_needs_at_most_sixty_percent_of_three_meshes() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let listed = &cache.read_manifest().unwrap().assets["truck/CesiumMilkTruck.gltf"];
+    let bytes = cache.read_entry(&listed.entry).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
+    let (mut shared, mut separate) = (0, 0);
+    for part in &entry.parts {
+        let indices: usize = part.levels.iter().map(|l| l.index_bytes.len()).sum();
+        shared += part.vertex_bytes.len() + indices;
+        // Each level as its own mesh with its own copy of the attributes.
+        separate += part.levels.len() * part.vertex_bytes.len() + indices;
+    }
+    let ratio = shared as f64 / separate as f64;
+    assert!(
+        ratio <= 0.6,
+        "shared chain is {ratio:.2}× three separate meshes"
+    );
+}
+
+/// Each triangle as the bytes of its three vertices, sorted: a mesh as drawn, whatever
+/// its vertex and triangle order.
+fn drawn(vertices: &[sylva::mesh::Vertex], indices: &[u32]) -> Vec<Vec<u8>> {
+    let mut triangles: Vec<Vec<u8>> = indices
+        .chunks_exact(3)
+        .map(|t| {
+            t.iter()
+                .flat_map(|&i| vertices[i as usize].to_bytes())
+                .collect()
+        })
+        .collect();
+    triangles.sort();
+    triangles
+}
+
+#[test]
+fn every_kit_part_keeps_the_lod_invariants() {
+    use sylva::bake::stages::weld;
+    use sylva::bake::{build_chain, BakeSettings};
+
+    let snapshot = common::snapshot();
+    let (catalog, _) = snapshot.resolve().unwrap();
+    assert!(catalog.props().len() >= 20, "the prop kit is in assets/");
+    for prop in catalog.props() {
+        let bytes = fs::read(common::repo().join("assets").join(&prop.file)).unwrap();
+        let imported = sylva::import::import(&bytes, &mut |_: &str| {
+            Err(std::io::ErrorKind::NotFound.into())
+        })
+        .unwrap();
+        let category = &catalog.categories()[prop.category].name;
+        let settings = BakeSettings::for_prop(&snapshot.file, category, &prop.id);
+        for part in &imported.parts {
+            let what = format!("{}: {}", prop.id, part.name);
+            let (baked, stats) = build_chain(part, &settings);
+            let (welded, welded_indices, _) = weld(&part.vertices, &part.indices);
+            // All levels index one vertex buffer, and every index is inside it.
+            assert_eq!(baked.levels.len(), 3, "{what}");
+            for level in &baked.levels {
+                assert!(
+                    level
+                        .indices
+                        .iter()
+                        .all(|&i| (i as usize) < baked.vertices.len()),
+                    "{what}"
+                );
+            }
+            // Level 0 is the welded import, vertex for vertex and bit for bit.
+            assert_eq!(
+                drawn(&baked.vertices, &baked.levels[0].indices),
+                drawn(&welded, &welded_indices),
+                "{what}"
+            );
+            assert_eq!(baked.vertices.len(), welded.len(), "{what}");
+            // Coarser levels have fewer triangles, or as many when LockBorder pins them.
+            let triangles = stats.triangles();
+            assert!(
+                triangles.windows(2).all(|w| w[1] <= w[0]),
+                "{what}: {triangles:?}"
+            );
+            assert!(
+                triangles[2] < triangles[0],
+                "{what} does not simplify: {triangles:?}"
+            );
+        }
+    }
+}

@@ -146,20 +146,37 @@ fn frames_match_the_golden_images() {
 }
 
 #[test]
-fn every_non_empty_bucket_is_one_instanced_draw() {
+fn every_non_empty_bucket_in_view_is_one_instanced_draw() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
     let (_dir, cache) = baked_cache();
     let mut runtime = runtime(painted_world(), &cache);
-    let (_, stats) = runtime
-        .render_image(close_up(), 0.0, SIZE.0, SIZE.1)
-        .unwrap();
-    let registry = runtime.world().registry();
-    let non_empty: Vec<_> = registry.buckets().filter(|(_, b)| !b.is_empty()).collect();
-    let instances: u32 = non_empty.iter().map(|(_, b)| b.len()).sum();
-    assert!(non_empty.len() > 10);
-    assert_eq!(stats.draw.draw_calls, non_empty.len());
-    assert_eq!(stats.draw.instances, instances as usize);
+    // From the overview, everything painted is in view: every non-empty bucket draws.
+    let overview = CameraView::overview(&default_world());
+    let (_, stats) = runtime.render_image(overview, 0.0, SIZE.0, SIZE.1).unwrap();
+    let non_empty = |runtime: &Runtime| {
+        let registry = runtime.world().registry();
+        let buckets: Vec<u32> = registry
+            .buckets()
+            .map(|(_, b)| b.len())
+            .filter(|&n| n > 0)
+            .collect();
+        (buckets.len(), buckets.iter().sum::<u32>() as usize)
+    };
+    let (buckets, instances) = non_empty(&runtime);
+    assert!(buckets > 10);
+    assert_eq!(stats.draw.draw_calls, buckets);
+    assert_eq!(stats.draw.instances, instances);
+    assert_eq!(stats.draw.instances_in_buckets, instances);
     assert_eq!(stats.pending, 0);
+
+    // A close-up draws only the instances it can see, still one draw per bucket.
+    let (_, close) = runtime
+        .render_image(close_up(), 1.0, SIZE.0, SIZE.1)
+        .unwrap();
+    let (buckets, instances) = non_empty(&runtime);
+    assert_eq!(close.draw.instances_in_buckets, instances);
+    assert!(close.draw.instances < instances, "{:?}", close.draw);
+    assert!(close.draw.draw_calls <= buckets);
 }
 
 /// Moves the camera far away (every placement to the coarsest band), then to `view`:

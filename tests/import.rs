@@ -157,3 +157,33 @@ fn broken_files_are_refused_naming_the_culprit() {
         assert!(asked.is_empty(), "{file} reached the resolver: {asked:?}");
     }
 }
+
+#[test]
+fn random_byte_flips_never_panic() {
+    // xorshift: a fixed, dependency-free stream of mutations.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for file in [
+        "Box.glb",
+        "CesiumMilkTruck.gltf",
+        "Mesh_PrimitiveMode_14.gltf",
+    ] {
+        let path = gltf_file(file);
+        let original = fs::read(&path).unwrap();
+        let folder = path.parent().unwrap().to_owned();
+        for _ in 0..300 {
+            let mut bytes = original.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] ^= 1 << (next() % 8);
+            }
+            // Ok or Err are both fine; a panic fails the test.
+            let _ = import(&bytes, &mut |name: &str| fs::read(folder.join(name)));
+        }
+    }
+}

@@ -84,7 +84,9 @@ pub fn paint_busy_session(world: &mut sylva::world::World) {
         let name = world.use_preset(stem, preset).unwrap();
         world.begin_paint(&name, brush).unwrap();
         for step in 0..dabs {
-            world.dab(landmark.position() + offset + Vec2::new(5.0 * step as f32, 0.0)).unwrap();
+            world
+                .dab(landmark.position() + offset + Vec2::new(5.0 * step as f32, 0.0))
+                .unwrap();
         }
         world.end_stroke();
     }

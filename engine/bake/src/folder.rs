@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -17,6 +17,9 @@ use thiserror::Error;
 use crate::asset::{bake_asset, AssetReport};
 use crate::settings::BakeSettings;
 use crate::source::{read_source, source_files, AssetError};
+
+/// Temporary files this old in the cache folder were left by a killed bake.
+const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(60);
 
 /// Why a whole bake could not run (a single asset's failure is in its outcome).
 #[derive(Debug, Error)]
@@ -191,6 +194,7 @@ pub fn bake_folder(
             report.removed_entries.push(name);
         }
     }
+    cache.remove_stale_temporaries(STALE_TEMPORARY_AGE)?;
     Ok(report)
 }
 

@@ -6,6 +6,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -94,6 +95,31 @@ impl CacheDir {
         Ok(names)
     }
 
+    /// Deletes temporary files older than `age`: left by a bake that was killed
+    /// mid-write (a live write finishes within milliseconds). Returns their names.
+    pub fn remove_stale_temporaries(&self, age: Duration) -> Result<Vec<String>, StoreError> {
+        let entries = match fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(self.io_error(&self.root, source)),
+        };
+        let mut removed = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| self.io_error(&self.root, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stale = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|elapsed| elapsed >= age));
+            if name.starts_with(TEMP_PREFIX) && stale {
+                self.remove_entry(&name)?;
+                removed.push(name);
+            }
+        }
+        removed.sort();
+        Ok(removed)
+    }
+
     pub fn remove_entry(&self, name: &str) -> Result<(), StoreError> {
         let path = self.root.join(name);
         match fs::remove_file(&path) {
@@ -172,9 +198,27 @@ mod tests {
     }
 
     #[test]
-    fn a_leftover_temporary_is_not_an_entry() {
+    fn a_leftover_temporary_is_not_an_entry_and_is_swept_once_stale() {
         let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join(".tmp-1-0-x.sylva"), b"half").unwrap();
-        assert!(CacheDir::new(dir.path()).entry_files().unwrap().is_empty());
+        let cache = CacheDir::new(dir.path());
+        let leftover = dir.path().join(".tmp-1-0-x.sylva");
+        fs::write(&leftover, b"half").unwrap();
+        fs::write(dir.path().join(".tmp-1-1-y.sylva"), b"in flight").unwrap();
+        assert!(cache.entry_files().unwrap().is_empty());
+        let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&leftover)
+            .unwrap()
+            .set_modified(an_hour_ago)
+            .unwrap();
+        let removed = cache
+            .remove_stale_temporaries(Duration::from_secs(60))
+            .unwrap();
+        assert_eq!(removed, [".tmp-1-0-x.sylva"]);
+        assert!(
+            dir.path().join(".tmp-1-1-y.sylva").exists(),
+            "a fresh temporary may be a live write"
+        );
     }
 }

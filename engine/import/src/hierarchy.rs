@@ -7,6 +7,16 @@ use gltf::json::Root;
 
 use crate::error::{element, ImportError};
 
+/// glTF is right-handed (+Y up, +Z forward, −X right); sylva's frame is left-handed
+/// (+Y up, +Z forward, +X right). Mirroring X maps one onto the other without turning
+/// the asset around; the mirror flips every triangle's winding back to front-facing.
+pub const GLTF_TO_SYLVA: Mat4 = Mat4::from_cols_array(&[
+    -1.0, 0.0, 0.0, 0.0, //
+    0.0, 1.0, 0.0, 0.0, //
+    0.0, 0.0, 1.0, 0.0, //
+    0.0, 0.0, 0.0, 1.0,
+]);
+
 /// Deepest node nesting accepted.
 pub const MAX_NODE_DEPTH: usize = 64;
 
@@ -14,7 +24,7 @@ pub const MAX_NODE_DEPTH: usize = 64;
 pub(crate) struct MeshInstance {
     pub node: usize,
     pub mesh: usize,
-    /// Node to prop space.
+    /// Node to prop space (sylva's left-handed frame).
     pub world: Mat4,
 }
 
@@ -28,7 +38,7 @@ pub(crate) fn mesh_instances(root: &Root) -> Result<Vec<MeshInstance>, ImportErr
     let mut stack: Vec<(usize, Mat4, usize, String)> = roots
         .into_iter()
         .rev()
-        .map(|(node, path)| (node, Mat4::IDENTITY, 1, path))
+        .map(|(node, path)| (node, GLTF_TO_SYLVA, 1, path))
         .collect();
     while let Some((index, parent, depth, path)) = stack.pop() {
         let node = element(&root.nodes, index, "node", &path)?;

@@ -151,7 +151,8 @@ fn sparse_values_replace_the_elements_they_name() {
         doc,
     );
     let part = &run(&bytes).unwrap().parts[0];
-    assert_eq!(part.vertices[2].position, [0.5, 0.0, 0.0]);
+    // In sylva's frame: glTF's X mirrored.
+    assert_eq!(part.vertices[2].position, [-0.5, 0.0, 0.0]);
     assert_eq!(part.vertices[1].position, [0.0, 0.0, 1.0]);
 }
 
@@ -178,23 +179,31 @@ fn node_transforms_are_baked_into_positions_and_normals() {
         (p[0] - 0.0).abs() < 1e-6 && (p[1] - 12.0).abs() < 1e-6,
         "{p:?}"
     );
+    // Y up turned to −X by the node, then mirrored into sylva's frame: +X.
     let n = part.vertices[0].normal;
-    assert!((n[0] + 1.0).abs() < 1e-6 && n[1].abs() < 1e-6, "{n:?}");
+    assert!((n[0] - 1.0).abs() < 1e-6 && n[1].abs() < 1e-6, "{n:?}");
 }
 
 #[test]
 fn a_mirroring_transform_flips_the_winding() {
-    let mut doc = Doc::default();
-    let position = doc.floats(&TRIANGLE, "VEC3", 3);
-    let bytes = one_triangle(
-        json!({"POSITION": position}),
-        json!({}),
-        json!([{"mesh": 0, "scale": [-1.0, 1.0, 1.0]}]),
-        doc,
-    );
-    let part = &run(&bytes).unwrap().parts[0];
-    assert_eq!(part.indices, [0, 2, 1]);
-    assert_eq!(part.vertices[0].normal, [0.0, 1.0, 0.0]);
+    let import = |scale: [f32; 3]| {
+        let mut doc = Doc::default();
+        let position = doc.floats(&TRIANGLE, "VEC3", 3);
+        let bytes = one_triangle(
+            json!({"POSITION": position}),
+            json!({}),
+            json!([{"mesh": 0, "scale": scale}]),
+            doc,
+        );
+        run(&bytes).unwrap().parts.remove(0)
+    };
+    // glTF → sylva mirrors X once, so a file's own X mirror cancels it.
+    let plain = import([1.0, 1.0, 1.0]);
+    let mirrored = import([-1.0, 1.0, 1.0]);
+    assert_eq!(plain.indices, [0, 2, 1]);
+    assert_eq!(mirrored.indices, [0, 1, 2]);
+    assert_eq!(mirrored.vertices[0].normal, [0.0, 1.0, 0.0]);
+    assert_eq!(mirrored.vertices[2].position, [1.0, 0.0, 0.0]);
 }
 
 #[test]
@@ -210,8 +219,9 @@ fn strips_and_fans_become_lists_and_lines_are_reported() {
     let bytes = doc.build(meshes, json!([{"mesh": 0}]), json!({}));
     let imported = run(&bytes).unwrap();
     assert_eq!(imported.parts.len(), 2);
-    assert_eq!(imported.parts[0].indices, [0, 1, 2, 1, 3, 2]);
-    assert_eq!(imported.parts[1].indices, [1, 2, 0, 2, 3, 0]);
+    // Strip and fan orders, each triangle then mirrored into sylva's frame.
+    assert_eq!(imported.parts[0].indices, [0, 2, 1, 1, 2, 3]);
+    assert_eq!(imported.parts[1].indices, [1, 0, 2, 2, 0, 3]);
     assert_eq!(imported.stats.primitives, 4);
     assert_eq!(imported.stats.converted_to_lists, 2);
     let skipped: Vec<&str> = imported
@@ -264,7 +274,8 @@ fn u8_u16_u32_and_absent_indices_give_the_same_triangles() {
         );
         run(&bytes).unwrap().parts.remove(0).indices
     };
-    let expected = vec![0, 1, 2];
+    // One triangle, mirrored into sylva's frame.
+    let expected = vec![0, 2, 1];
     assert_eq!(build(None), expected);
     assert_eq!(build(Some((U8, vec![0, 1, 2]))), expected);
     assert_eq!(build(Some((U16, vec![0, 0, 1, 0, 2, 0]))), expected);

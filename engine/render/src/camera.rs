@@ -54,6 +54,16 @@ impl CameraView {
         glam::camera::lh::view::look_at_mat4(self.eye, self.target, Vec3::Y)
     }
 
+    /// World to clip space for a frame of `aspect` (width ÷ height), as rend3 computes it.
+    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+        let manager = rend3::managers::CameraManager::new(
+            self.to_rend3(),
+            rend3::types::Handedness::Left,
+            Some(aspect),
+        );
+        convert::from_mat4(manager.view_proj())
+    }
+
     pub(crate) fn to_rend3(self) -> Camera {
         Camera {
             projection: CameraProjection::Perspective {

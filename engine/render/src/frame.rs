@@ -13,9 +13,10 @@ use crate::camera::CameraView;
 use crate::context::{RenderContext, OUTPUT_FORMAT, SAMPLES};
 use crate::error::RenderError;
 use crate::image::RgbaImage;
-use crate::props::PropsRenderer;
+use crate::props::{DrawStats, PropsRenderer};
 use crate::readback::read_rgba8;
 use crate::scene::Scene;
+use sylva_buckets::PlacementRegistry;
 
 /// Light from the sky on faces the sun does not reach (rend3 takes the brighter of
 /// this × albedo and the sunlit colour).
@@ -27,9 +28,10 @@ pub const MAX_SIDE: u32 = 8192;
 /// What a frame draws besides the scene and its props: editor overlays.
 #[derive(Default)]
 pub struct Overlays<'a> {
-    /// Instanced props mirrored from their own registry and drawn like the scene's
-    /// props but casting no shadows: editor gizmos such as a brush cursor.
-    pub gizmos: Option<&'a PropsRenderer>,
+    /// Instanced props mirrored from a registry of their own (given beside them) and
+    /// drawn like the scene's props but casting no shadows: editor gizmos such as a
+    /// brush cursor.
+    pub gizmos: Option<(&'a mut PropsRenderer, &'a PlacementRegistry)>,
     /// Adds render-graph nodes that draw over the tone-mapped output (a HUD); it gets
     /// the output target.
     #[allow(clippy::type_complexity)]
@@ -37,37 +39,42 @@ pub struct Overlays<'a> {
 }
 
 /// Draws one frame into `output` (an `OUTPUT_FORMAT`-compatible view of `width`×`height`).
+/// Returns what the props node drew.
 pub fn draw_frame(
     context: &mut RenderContext,
     scene: &Scene,
     props: &mut PropsRenderer,
+    registry: &PlacementRegistry,
     camera: CameraView,
     size: (u32, u32),
     output: OutputFrame,
-) {
+) -> DrawStats {
     draw_frame_with_overlays(
         context,
         scene,
         props,
+        registry,
         Overlays::default(),
         camera,
         size,
         output,
-    );
+    )
 }
 
 /// [`draw_frame`] with editor overlays: gizmo props after the scene's props, and HUD
 /// nodes after tone mapping. `output` must match the format the context's tone mapping
-/// was created for.
+/// was created for. Returns what the scene's props node drew.
+#[allow(clippy::too_many_arguments)]
 pub fn draw_frame_with_overlays<'a>(
     context: &'a mut RenderContext,
     scene: &Scene,
     props: &'a mut PropsRenderer,
+    registry: &PlacementRegistry,
     overlays: Overlays<'a>,
     camera: CameraView,
     (width, height): (u32, u32),
     output: OutputFrame,
-) {
+) -> DrawStats {
     let renderer = context.renderer.clone();
     renderer.set_aspect_ratio(width as f32 / height as f32);
     renderer.set_camera_data(camera.to_rend3());
@@ -75,8 +82,13 @@ pub fn draw_frame_with_overlays<'a>(
     let (command_buffers, ready) = renderer.ready();
     // After `ready`: it is what registers a newly added sky texture.
     context.skybox.ready(&renderer);
-    props.prepare_shadows(&renderer, &ready);
+    let view_proj = camera.view_proj(width as f32 / height as f32);
+    let stats = props.prepare_frame(&renderer, &ready, registry, view_proj);
     let props: &'a PropsRenderer = props;
+    let gizmos = overlays.gizmos.map(|(gizmos, gizmo_registry)| {
+        gizmos.prepare_frame(&renderer, &ready, gizmo_registry, view_proj);
+        &*gizmos
+    });
 
     let mut graph = RenderGraph::new();
     let base = &context.base;
@@ -98,7 +110,7 @@ pub fn draw_frame_with_overlays<'a>(
     }
     state.pbr_prepass_rendering(&mut graph, &context.pbr, SAMPLES);
     state.skybox(&mut graph, Some(&context.skybox), SAMPLES);
-    for layer in std::iter::once(props).chain(overlays.gizmos) {
+    for layer in std::iter::once(props).chain(gizmos) {
         layer.add_forward_node(
             &mut graph,
             state.color,
@@ -114,6 +126,7 @@ pub fn draw_frame_with_overlays<'a>(
         hud(&mut graph, surface);
     }
     graph.execute(&renderer, output, command_buffers, &ready);
+    stats
 }
 
 /// Draws one frame offscreen and reads it back.
@@ -121,10 +134,11 @@ pub fn render_image(
     context: &mut RenderContext,
     scene: &Scene,
     props: &mut PropsRenderer,
+    registry: &PlacementRegistry,
     camera: CameraView,
     width: u32,
     height: u32,
-) -> Result<RgbaImage, RenderError> {
+) -> Result<(RgbaImage, DrawStats), RenderError> {
     if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
         return Err(RenderError::FrameSize { width, height });
     }
@@ -143,13 +157,15 @@ pub fn render_image(
         usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
     });
     let view = Arc::new(texture.create_view(&TextureViewDescriptor::default()));
-    draw_frame(
+    let stats = draw_frame(
         context,
         scene,
         props,
+        registry,
         camera,
         (width, height),
         OutputFrame::View(view),
     );
-    read_rgba8(&device, &context.renderer.queue, &texture, width, height)
+    let image = read_rgba8(&device, &context.renderer.queue, &texture, width, height)?;
+    Ok((image, stats))
 }

@@ -86,19 +86,32 @@ fn add_terrain(
         .mesh_chunks(TERRAIN_CHUNK_CELLS)
         .into_iter()
         .map(|chunk| {
-            let positions = chunk.positions.iter().map(|&p| g20::Vec3::from(p)).collect();
+            let positions = chunk
+                .positions
+                .iter()
+                .map(|&p| g20::Vec3::from(p))
+                .collect();
             let normals = chunk.normals.iter().map(|&n| g20::Vec3::from(n)).collect();
             let colors = chunk
                 .colors
                 .iter()
-                .map(|&[r, g, b, a]| [srgb_byte(r), srgb_byte(g), srgb_byte(b), (a * 255.0).round() as u8])
+                .map(|&[r, g, b, a]| {
+                    [
+                        srgb_byte(r),
+                        srgb_byte(g),
+                        srgb_byte(b),
+                        (a * 255.0).round() as u8,
+                    ]
+                })
                 .collect();
             let mesh = MeshBuilder::new(positions, rend3::types::Handedness::Left)
                 .with_vertex_normals(normals)
                 .with_vertex_colors(colors)
                 .with_indices(chunk.indices)
                 .build()
-                .map_err(|e| RenderError::Mesh { reason: e.to_string() })?;
+                .map_err(|e| RenderError::Mesh {
+                    reason: e.to_string(),
+                })?;
             let mesh = renderer.add_mesh(mesh);
             let object = renderer.add_object(Object {
                 mesh_kind: ObjectMeshKind::Static(mesh.clone()),

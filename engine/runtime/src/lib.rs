@@ -9,7 +9,7 @@ mod baked;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sylva_buckets::BucketChanges;
+use sylva_buckets::{BucketChanges, PlacementRegistry};
 use sylva_cache::{CacheDir, Entry, FormatError, StoreError};
 use sylva_lod::TickStats;
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
@@ -244,17 +244,17 @@ impl Runtime {
         overlays: Overlays<'a>,
     ) -> FrameStats {
         let tick = self.prepare(&camera, now);
-        let stats = self.stats(tick);
-        draw_frame_with_overlays(
+        let draw = draw_frame_with_overlays(
             &mut self.context,
             &self.scene,
             &mut self.props,
+            self.world.registry(),
             overlays,
             camera,
             size,
             output,
         );
-        stats
+        Self::stats(self.world.registry(), tick, draw)
     }
 
     /// Draws one frame offscreen and reads it back.
@@ -266,26 +266,25 @@ impl Runtime {
         height: u32,
     ) -> Result<(RgbaImage, FrameStats), RuntimeError> {
         let tick = self.prepare(&camera, now);
-        let stats = self.stats(tick);
-        let image = render_image(
+        let (image, draw) = render_image(
             &mut self.context,
             &self.scene,
             &mut self.props,
+            self.world.registry(),
             camera,
             width,
             height,
         )?;
-        Ok((image, stats))
+        Ok((image, Self::stats(self.world.registry(), tick, draw)))
     }
 
-    fn stats(&self, tick: TickStats) -> FrameStats {
-        let registry = self.world.registry();
+    fn stats(registry: &PlacementRegistry, tick: TickStats, draw: DrawStats) -> FrameStats {
         FrameStats {
             placements: registry.len(),
             pending: registry.pending_len(),
             lod_evaluated: tick.evaluated,
             lod_moved: tick.moved,
-            draw: self.props.stats(),
+            draw,
         }
     }
 }

@@ -47,7 +47,11 @@ impl Terrain {
 
     /// The mesh of the grid cells in `columns` × `rows` (cell `(c, r)` spans samples
     /// `c..=c + 1`, `r..=r + 1`).
-    fn mesh_of_cells(&self, columns: std::ops::Range<usize>, rows: std::ops::Range<usize>) -> TerrainMesh {
+    fn mesh_of_cells(
+        &self,
+        columns: std::ops::Range<usize>,
+        rows: std::ops::Range<usize>,
+    ) -> TerrainMesh {
         let (width, height) = (columns.len() + 1, rows.len() + 1);
         let mut mesh = TerrainMesh {
             positions: Vec::with_capacity(width * height),

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
-use sylva_bake::{bake_folder, AssetOutcome, BakeOptions, FolderReport, Status};
+use sylva_bake::{bake_folder, AssetOutcome, BakeOptions, ChainStats, FolderReport, Status};
 use sylva_cache::CacheDir;
 
 #[derive(clap::Args)]
@@ -60,8 +60,18 @@ pub fn fail_on_broken(report: &FolderReport) -> Result<()> {
     }
 }
 
+/// Prints every asset's outcome.
 pub fn print_report(report: &FolderReport) {
-    for asset in &report.assets {
+    print_outcomes(report, |_| true);
+}
+
+/// Prints what a pass changed or failed on, leaving out assets that were current.
+pub fn print_changes(report: &FolderReport) {
+    print_outcomes(report, |status| !matches!(status, Status::Current));
+}
+
+fn print_outcomes(report: &FolderReport, shown: impl Fn(&Status) -> bool) {
+    for asset in report.assets.iter().filter(|a| shown(&a.status)) {
         print_asset(asset);
     }
     for path in &report.removed_assets {
@@ -96,7 +106,11 @@ fn print_asset(asset: &AssetOutcome) {
         summary.bytes,
         summary.gpu_bytes
     );
-    for part in &summary.parts {
+    let stages = match &asset.status {
+        Status::Baked { report, .. } => &report.parts[..],
+        _ => &[],
+    };
+    for (i, part) in summary.parts.iter().enumerate() {
         let triangles: Vec<String> = part.triangles.iter().map(u32::to_string).collect();
         println!(
             "           {:<16} {:>7} vertices, triangles per LOD {}",
@@ -104,12 +118,49 @@ fn print_asset(asset: &AssetOutcome) {
             part.vertices,
             triangles.join(" / ")
         );
+        if let Some(stats) = stages.get(i) {
+            print_stages(stats);
+        }
     }
     if let Status::Baked { report, .. } = &asset.status {
         for skipped in &report.import.skipped {
             println!("           skipped {}: {}", skipped.path, skipped.reason);
         }
     }
+}
+
+/// What each stage did to a part, on one line.
+fn print_stages(stats: &ChainStats) {
+    let levels: Vec<String> = stats
+        .levels
+        .iter()
+        .map(|l| {
+            format!(
+                "{:.2} of {:.2} (error {:.4})",
+                l.achieved_ratio, l.target_ratio, l.error
+            )
+        })
+        .collect();
+    println!(
+        "             weld {}→{}, ACMR {:.2}→{:.2}, levels {}, overfetch {:.2}→{:.2}{}{}",
+        stats.weld.vertices_in,
+        stats.weld.vertices_out,
+        stats.vertex_cache.acmr_before,
+        stats.vertex_cache.acmr_after,
+        levels.join(", "),
+        stats.vertex_fetch.overfetch_before,
+        stats.vertex_fetch.overfetch_after,
+        if stats.lock_border {
+            ", LockBorder"
+        } else {
+            ""
+        },
+        if stats.generated_normals {
+            ", normals computed"
+        } else {
+            ""
+        },
+    );
 }
 
 fn to_json(report: &FolderReport) -> Value {

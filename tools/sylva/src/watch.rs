@@ -8,7 +8,7 @@ use anyhow::Result;
 use sylva_bake::{watch, WatchOptions};
 use sylva_cache::CacheDir;
 
-use crate::bake::{self, print_report};
+use crate::bake::{self, print_changes};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> Result<()> {
                     && report.removed_entries.is_empty()
                     && report.failed() == 0;
                 if !quiet {
-                    print_report(report);
+                    print_changes(report);
                     if let Err(e) = bake::fail_on_broken(report) {
                         println!("{e}");
                     }

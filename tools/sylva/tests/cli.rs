@@ -129,7 +129,16 @@ fn a_saved_stroke_replays_to_the_same_digest_on_any_thread_count() {
 #[test]
 fn demo_paints_every_preset_and_writes_a_replayable_journal() {
     let dir = temp_dir("demo");
-    let out = stdout(&sylva(&["demo", "--out", dir.to_str().unwrap()]));
+    // Its own cache folder: baking into the committed cache/ would hide a stale one
+    // from `the_committed_cache_is_current`, which runs alongside.
+    let cache = dir.join("cache");
+    let out = stdout(&sylva(&[
+        "demo",
+        "--out",
+        dir.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+    ]));
     for name in [
         "Mixed Forest",
         "Cliff and Scree",

@@ -241,7 +241,7 @@ impl Gpu {
         let meshes = &hud.meshes;
         let ctx = hud.ctx.clone();
         let overlays = Overlays {
-            gizmos: Some(&cursor.renderer),
+            gizmos: Some((&mut cursor.renderer, &cursor.registry)),
             hud: Some(Box::new(move |graph, target| {
                 egui.add_to_graph(
                     graph,
@@ -305,7 +305,8 @@ impl CursorLayer {
                     base_color: tint.color(),
                     texture: None,
                     alpha: AlphaMode::Opaque,
-                    double_sided: false,
+                    // Drawn from both sides, so its winding never matters.
+                    double_sided: true,
                 },
             };
             renderer
@@ -364,7 +365,6 @@ fn marker_mesh() -> (Vec<u8>, Vec<u8>) {
         }
         vertices.extend_from_slice(&[255; 4]);
     }
-    // Outward by the right-hand rule, as in glTF props.
     let faces: [[u16; 3]; 8] = [
         [2, 4, 0],
         [2, 1, 4],

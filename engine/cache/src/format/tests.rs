@@ -93,8 +93,13 @@ fn golden_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v1.sylva")
 }
 
+/// After a deliberate format change (with a new `FORMAT_VERSION`), write the new golden
+/// file with `SYLVA_BLESS=1 cargo test -p sylva-cache golden`.
 #[test]
 fn the_golden_entry_decodes_and_reencodes_identically() {
+    if std::env::var_os("SYLVA_BLESS").is_some() {
+        std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
+    }
     let golden = std::fs::read(golden_path()).expect(
         "tests/data/golden-v1.sylva is committed; a deliberate format change writes a new golden file",
     );
@@ -177,6 +182,35 @@ fn a_flipped_byte_anywhere_is_detected() {
 }
 
 #[test]
+fn skipping_the_checksum_still_checks_every_range_and_index() {
+    let bytes = encode(&sample()).unwrap();
+    assert_eq!(
+        Entry::parse_skipping_checksum(&bytes).unwrap(),
+        Entry::parse(&bytes).unwrap()
+    );
+    let mut corrupt = bytes.clone();
+    let last_byte = bytes.len() - 1;
+    corrupt[last_byte] ^= 1;
+    assert!(Entry::parse(&corrupt).is_err());
+    for len in 0..bytes.len() {
+        assert!(Entry::parse_skipping_checksum(&bytes[..len]).is_err());
+    }
+    // An index past the vertices is caught without the checksum.
+    let entry = Entry::parse(&bytes).unwrap();
+    let level = &entry.parts[1].levels[0];
+    let offset = level.index_bytes.as_ptr() as usize - bytes.as_ptr() as usize;
+    let mut bad_index = bytes.clone();
+    bad_index[offset..offset + 2].copy_from_slice(&9u16.to_le_bytes());
+    assert!(matches!(
+        Entry::parse_skipping_checksum(&bad_index),
+        Err(FormatError::Malformed {
+            what: "indices",
+            ..
+        })
+    ));
+}
+
+#[test]
 fn other_versions_and_magics_are_refused() {
     let mut bytes = encode(&sample()).unwrap();
     bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
@@ -199,13 +233,4 @@ fn an_index_past_the_vertices_is_refused_when_encoding() {
     let mut asset = sample();
     asset.parts[1].levels[0].indices = vec![0, 1, 3];
     assert!(matches!(encode(&asset), Err(FormatError::Malformed { .. })));
-}
-
-/// Writes the golden file; run once after a deliberate format change:
-/// `SYLVA_WRITE_GOLDEN=1 cargo test -p sylva-cache write_golden`.
-#[test]
-fn write_golden() {
-    if std::env::var_os("SYLVA_WRITE_GOLDEN").is_some() {
-        std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
-    }
 }

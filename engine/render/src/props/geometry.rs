@@ -97,6 +97,14 @@ impl PartGeometry<'_> {
         self.vertices.len() / VERTEX_STRIDE
     }
 
+    /// Vertex positions (the first 12 bytes of each vertex).
+    pub fn positions(&self) -> impl Iterator<Item = glam::Vec3> + Clone + '_ {
+        self.vertices.chunks_exact(VERTEX_STRIDE).map(|v| {
+            let float = |i: usize| f32::from_le_bytes([v[i], v[i + 1], v[i + 2], v[i + 3]]);
+            glam::Vec3::new(float(0), float(4), float(8))
+        })
+    }
+
     /// Checks the data the GPU would otherwise read out of bounds.
     pub fn validate(&self, part: usize) -> Result<(), GeometryError> {
         if !self.vertices.len().is_multiple_of(VERTEX_STRIDE) {

@@ -4,6 +4,7 @@
 //! rend3 objects occlude each other) and into each directional light's shadow map.
 
 mod bucket;
+mod cull;
 mod geometry;
 mod nodes;
 mod pipelines;
@@ -27,6 +28,7 @@ pub use geometry::{
 pub use pipelines::INSTANCE_STRIDE;
 
 use bucket::GpuBucket;
+use cull::{Frustum, VisibleList};
 use pipelines::Pipelines;
 use upload::{BindingTexture, GpuPart};
 
@@ -34,12 +36,15 @@ use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropKey};
 
 use crate::convert;
 
-/// What the last frame drew.
+/// What a frame drew (the camera's view; shadow passes draw what each light sees).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DrawStats {
-    /// Instanced draws: one per non-empty bucket whose prop is loaded.
+    /// Instanced draws: one per bucket with an instance in view.
     pub draw_calls: usize,
+    /// Instances drawn: those in view.
     pub instances: usize,
+    /// Instances in the buckets of loaded props, seen or not.
+    pub instances_in_buckets: usize,
     pub triangles: u64,
     /// Instances per LOD level.
     pub instances_per_lod: Vec<usize>,
@@ -61,6 +66,8 @@ pub struct PropsRenderer {
     props: BTreeMap<PropKey, Vec<GpuPart>>,
     buckets: BTreeMap<BucketKey, GpuBucket>,
     shadow_cameras: Vec<ShadowCamera>,
+    /// Visible slots per view: the camera first, then each directional light.
+    views: Vec<VisibleList>,
 }
 
 impl PropsRenderer {
@@ -81,6 +88,7 @@ impl PropsRenderer {
             props: BTreeMap::new(),
             buckets: BTreeMap::new(),
             shadow_cameras: Vec::new(),
+            views: Vec::new(),
         }
     }
 
@@ -126,12 +134,19 @@ impl PropsRenderer {
             let Some(bucket) = registry.bucket(update.key) else {
                 continue;
             };
-            let gpu = self
-                .buckets
-                .entry(update.key)
-                .or_insert_with(|| GpuBucket::new(renderer, bucket.capacity() as usize));
+            let gpu = self.buckets.entry(update.key).or_insert_with(|| {
+                GpuBucket::new(
+                    renderer,
+                    &self.pipelines.instances_layout,
+                    bucket.capacity() as usize,
+                )
+            });
             if let Some(capacity) = update.reallocate_to {
-                gpu.reserve(renderer, capacity as usize);
+                gpu.reserve(
+                    renderer,
+                    &self.pipelines.instances_layout,
+                    capacity as usize,
+                );
             }
             let transforms: &[[f32; 16]] = bytemuck::cast_slice(bucket.transforms());
             gpu.write(
@@ -143,47 +158,82 @@ impl PropsRenderer {
         }
     }
 
-    /// What a frame drawn now would draw.
-    pub fn stats(&self) -> DrawStats {
-        let mut stats = DrawStats::default();
-        for parts in self.props.values() {
-            for part in parts {
-                stats.vertex_bytes += part.vertex_bytes;
-                stats.index_bytes += part.lods.iter().map(|l| l.index_bytes).sum::<u64>();
+    /// Bytes of vertex and index data on the GPU.
+    fn memory(&self) -> (u64, u64) {
+        let parts = self.props.values().flatten();
+        let vertex = parts.clone().map(|p| p.vertex_bytes).sum();
+        let index = parts.flat_map(|p| &p.lods).map(|l| l.index_bytes).sum();
+        (vertex, index)
+    }
+
+    /// Readies a frame: the shadow cameras, and the instances each view can see (the
+    /// camera at `view_proj`, and every directional light), culled by bounding sphere
+    /// against `registry`'s transforms, which the buckets mirror. Returns what the
+    /// camera's view will draw.
+    pub fn prepare_frame(
+        &mut self,
+        renderer: &Renderer,
+        ready: &ReadyData,
+        registry: &PlacementRegistry,
+        view_proj: glam::Mat4,
+    ) -> DrawStats {
+        self.prepare_shadows(renderer, ready);
+        let frustums: Vec<Frustum> = std::iter::once(view_proj)
+            .chain(
+                ready
+                    .directional_light_cameras
+                    .iter()
+                    .map(|c| convert::from_mat4(c.view_proj())),
+            )
+            .map(Frustum::from_view_proj)
+            .collect();
+        while self.views.len() < frustums.len() {
+            self.views.push(VisibleList::new(renderer));
+        }
+        for view in &mut self.views {
+            view.clear();
+        }
+        let (vertex_bytes, index_bytes) = self.memory();
+        let mut stats = DrawStats {
+            vertex_bytes,
+            index_bytes,
+            ..DrawStats::default()
+        };
+        for (key, part, lod, bucket) in drawable(&self.props, &self.buckets) {
+            let Some(transforms) = registry.bucket(key).map(|b| b.transforms()) else {
+                continue;
+            };
+            // The GPU copy holds the first `count` slots; never list a slot beyond it.
+            let transforms = &transforms[..bucket.count.min(transforms.len())];
+            stats.instances_in_buckets += transforms.len();
+            for (view, frustum) in self.views.iter_mut().zip(&frustums) {
+                view.add_bucket(key, transforms, part.bounds, frustum);
+            }
+            if let Some(seen) = self.views[0].range(&key) {
+                let count = seen.len();
+                stats.draw_calls += 1;
+                stats.instances += count;
+                stats.triangles += count as u64 * u64::from(lod.count / 3);
+                let level = usize::from(key.lod);
+                if stats.instances_per_lod.len() <= level {
+                    stats.instances_per_lod.resize(level + 1, 0);
+                }
+                stats.instances_per_lod[level] += count;
             }
         }
-        for (key, _, lod, bucket) in self.drawable() {
-            let count = bucket.count;
-            stats.draw_calls += 1;
-            stats.instances += count;
-            stats.triangles += count as u64 * (lod.count / 3) as u64;
-            let level = usize::from(key.lod);
-            if stats.instances_per_lod.len() <= level {
-                stats.instances_per_lod.resize(level + 1, 0);
-            }
-            stats.instances_per_lod[level] += count;
+        for view in &mut self.views[..frustums.len()] {
+            view.upload(renderer);
         }
         stats
     }
 
     /// Every non-empty bucket whose part exists, with the part and level to draw.
     fn drawable(&self) -> impl Iterator<Item = (BucketKey, &GpuPart, &upload::GpuLod, &GpuBucket)> {
-        self.buckets
-            .iter()
-            .filter(|(_, b)| b.count > 0)
-            .filter_map(|(key, bucket)| {
-                let part = self.props.get(&key.prop)?.get(usize::from(key.part))?;
-                // A bucket for a level the new geometry lacks draws the coarsest it has.
-                let lod = part
-                    .lods
-                    .get(key.lod as usize)
-                    .or_else(|| part.lods.last())?;
-                Some((*key, part, lod, bucket))
-            })
+        drawable(&self.props, &self.buckets)
     }
 
     /// Points each shadow node at its light's camera for this frame.
-    pub fn prepare_shadows(&mut self, renderer: &Renderer, ready: &ReadyData) {
+    fn prepare_shadows(&mut self, renderer: &Renderer, ready: &ReadyData) {
         for (index, camera) in ready.directional_light_cameras.iter().enumerate() {
             let view_proj = convert::from_mat4(camera.view_proj()).to_cols_array();
             if let Some(existing) = self.shadow_cameras.get(index) {
@@ -211,4 +261,23 @@ impl PropsRenderer {
             });
         }
     }
+}
+
+/// Every non-empty bucket whose part exists, with the part and level to draw.
+fn drawable<'a>(
+    props: &'a BTreeMap<PropKey, Vec<GpuPart>>,
+    buckets: &'a BTreeMap<BucketKey, GpuBucket>,
+) -> impl Iterator<Item = (BucketKey, &'a GpuPart, &'a upload::GpuLod, &'a GpuBucket)> {
+    buckets
+        .iter()
+        .filter(|(_, b)| b.count > 0)
+        .filter_map(|(key, bucket)| {
+            let part = props.get(&key.prop)?.get(usize::from(key.part))?;
+            // A bucket for a level the new geometry lacks draws the coarsest it has.
+            let lod = part
+                .lods
+                .get(usize::from(key.lod))
+                .or_else(|| part.lods.last())?;
+            Some((*key, part, lod, bucket))
+        })
 }

@@ -44,7 +44,7 @@ impl PropsRenderer {
                 let rpass = encoder_or_pass.get_rpass(rpass);
                 let uniforms = graph_data.get_data(temps, uniforms).unwrap();
                 rpass.set_bind_group(0, uniforms, &[]);
-                this.draw(rpass, |part| this.pipelines.forward(part.pipeline));
+                this.draw(rpass, 0, |part| this.pipelines.forward(part.pipeline));
             },
         );
     }
@@ -73,23 +73,36 @@ impl PropsRenderer {
                 let camera = pt.get(camera);
                 let rpass = encoder_or_pass.get_rpass(rpass);
                 rpass.set_bind_group(0, camera, &[]);
-                this.draw(rpass, |part| this.pipelines.shadow(part.pipeline.masked));
+                this.draw(rpass, 1 + index, |part| {
+                    this.pipelines.shadow(part.pipeline.masked)
+                });
             },
         );
     }
 
+    /// One instanced draw per bucket with instances in view `view` (0: the camera,
+    /// 1 + i: light i), reading transforms by the view's visible slots.
     fn draw<'pass>(
         &'pass self,
         rpass: &mut RenderPass<'pass>,
+        view: usize,
         pipeline_of: impl Fn(&'pass super::upload::GpuPart) -> &'pass wgpu::RenderPipeline,
     ) {
-        for (_, part, lod, bucket) in self.drawable() {
+        let Some(list) = self.views.get(view) else {
+            return;
+        };
+        for (key, part, lod, bucket) in self.drawable() {
+            let Some(seen) = list.range(&key) else {
+                continue;
+            };
+            let bytes = u64::from(seen.start) * 4..u64::from(seen.end) * 4;
             rpass.set_pipeline(pipeline_of(part));
             rpass.set_bind_group(1, &part.material, &[]);
+            rpass.set_bind_group(2, &bucket.bind_group, &[]);
             rpass.set_vertex_buffer(0, part.vertices.slice(..));
-            rpass.set_vertex_buffer(1, bucket.buffer.slice(..));
+            rpass.set_vertex_buffer(1, list.buffer().slice(bytes));
             rpass.set_index_buffer(lod.indices.slice(..), lod.format);
-            rpass.draw_indexed(0..lod.count, 0, 0..bucket.count as u32);
+            rpass.draw_indexed(0..lod.count, 0, 0..seen.len() as u32);
         }
     }
 }

@@ -11,6 +11,7 @@ use wgpu::{
     TextureFormat, TextureUsages, TextureViewDescriptor,
 };
 
+use super::cull::Sphere;
 use super::geometry::{AlphaMode, IndexWidth, PartGeometry, TextureRgba8};
 use super::pipelines::{PipelineKey, Pipelines};
 
@@ -27,6 +28,8 @@ pub struct GpuPart {
     pub lods: Vec<GpuLod>,
     pub material: BindGroup,
     pub pipeline: PipelineKey,
+    /// Bounding sphere in prop space, for culling.
+    pub bounds: Sphere,
 }
 
 impl GpuPart {
@@ -96,6 +99,7 @@ impl GpuPart {
             ],
         });
         Self {
+            bounds: Sphere::around(part.positions()),
             vertex_bytes: part.vertices.len() as u64,
             vertices,
             lods,

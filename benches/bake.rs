@@ -1,0 +1,257 @@
+//! The bake: time per prop (and per triangle), one simplify level against gltfpack's
+//! figure, loading from the cache against importing and simplifying, a warm no-op
+//! `sylva bake`, and the GPU bytes of a shared-vertex chain against separate meshes.
+
+use std::fs;
+use std::path::PathBuf;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use sylva::bake::stages::{simplify_levels, weld, SimplifyInput};
+use sylva::bake::{bake_asset, bake_folder, AssetSource, BakeOptions, BakeSettings};
+use sylva::cache::{encode, BakedAsset, CacheDir, Entry};
+use sylva::catalog::LodLevel;
+use sylva::import::{external_files, import};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A corpus file with the external files it names, ready to bake.
+fn corpus(name: &str) -> AssetSource {
+    source(&repo().join("tests/data/gltf"), name)
+}
+
+/// A prop of the kit in `assets/`, e.g. `grass/tuft_cards.glb`.
+fn kit(path: &str) -> AssetSource {
+    source(&repo().join("assets"), path)
+}
+
+fn source(folder: &std::path::Path, name: &str) -> AssetSource {
+    let bytes = fs::read(folder.join(name)).unwrap();
+    let folder = folder.join(name).parent().unwrap().to_owned();
+    let externals = external_files(&bytes)
+        .unwrap()
+        .into_iter()
+        .map(|f| (f.clone(), fs::read(folder.join(&f)).unwrap()))
+        .collect();
+    AssetSource {
+        prop_id: name.trim_end_matches(".glb").to_owned(),
+        path: name.to_owned(),
+        bytes,
+        externals,
+    }
+}
+
+/// Every prop of the kit in `assets/`.
+fn kit_props() -> Vec<AssetSource> {
+    let snapshot = sylva::catalog::folder::read_snapshot(&repo().join("assets")).unwrap();
+    snapshot.props.iter().map(|p| kit(p)).collect()
+}
+
+fn triangles(asset: &BakedAsset) -> usize {
+    asset
+        .parts
+        .iter()
+        .map(|p| p.levels[0].indices.len() / 3)
+        .sum()
+}
+
+/// The whole kit baked one prop after another on one thread, and SheenCloth alone.
+fn bake_per_prop(c: &mut Criterion) {
+    let settings = BakeSettings::default();
+    let props = kit_props();
+    let kit_triangles: usize = props
+        .iter()
+        .map(|p| triangles(&bake_asset(p, &settings).unwrap().0))
+        .sum();
+    println!(
+        "kit: {} props, {kit_triangles} full-detail triangles",
+        props.len()
+    );
+    let sheen = corpus("SheenCloth.glb");
+    let mut group = c.benchmark_group("bake_asset");
+    group.sample_size(10);
+    group.bench_function("kit_every_prop", |b| {
+        b.iter(|| {
+            for prop in &props {
+                bake_asset(prop, &settings).unwrap();
+            }
+        })
+    });
+    group.bench_function("SheenCloth.glb", |b| {
+        b.iter(|| bake_asset(&sheen, &settings).unwrap())
+    });
+    group.finish();
+}
+
+/// One simplification level (50 %, LockBorder) of SheenCloth, as `gltfpack -si 0.5
+/// -slb` does it, after the weld its input needs.
+fn simplify_one_level(c: &mut Criterion) {
+    let source = corpus("SheenCloth.glb");
+    let part = import(&source.bytes, &mut |_: &str| unreachable_file())
+        .unwrap()
+        .parts
+        .remove(0);
+    let (vertices, indices, _) = weld(&part.vertices, &part.indices);
+    let level = [LodLevel {
+        ratio: 0.5,
+        max_error: 0.01,
+    }];
+    let input = SimplifyInput::new(&vertices, &indices, true);
+    let (levels, _) = simplify_levels(&input, &level);
+    println!(
+        "SheenCloth 50 % LockBorder: {} → {} triangles",
+        indices.len() / 3,
+        levels[0].indices.len() / 3
+    );
+    let mut group = c.benchmark_group("simplify_one_level");
+    group.sample_size(10);
+    group.bench_function("SheenCloth_50pct_lock_border", |b| {
+        b.iter(|| simplify_levels(&SimplifyInput::new(&vertices, &indices, true), &level))
+    });
+    group.finish();
+}
+
+fn unreachable_file() -> std::io::Result<Vec<u8>> {
+    Err(std::io::ErrorKind::NotFound.into())
+}
+
+/// Parsing a cache entry (checksum, ranges and every index checked; views borrow the
+/// bytes) against importing and simplifying the source.
+fn load_vs_bake(c: &mut Criterion) {
+    let settings = BakeSettings::default();
+    let mut group = c.benchmark_group("load_vs_bake");
+    group.sample_size(10);
+    let sources = [
+        ("oak_wide", kit("broadleaf/oak_wide.glb")),
+        ("tuft_cards", kit("grass/tuft_cards.glb")),
+        ("pebble_river_round", kit("pebble/river_round.glb")),
+        ("SheenCloth", corpus("SheenCloth.glb")),
+        ("CesiumMan", corpus("CesiumMan.glb")),
+    ];
+    for (name, source) in sources {
+        let bytes = encode(&bake_asset(&source, &settings).unwrap().0).unwrap();
+        println!("{name}: entry {} bytes", bytes.len());
+        group.bench_function(format!("load_from_cache/{name}"), |b| {
+            b.iter(|| Entry::parse(&bytes).unwrap().parts.len())
+        });
+        group.bench_function(format!("load_from_cache_skipping_checksum/{name}"), |b| {
+            b.iter(|| Entry::parse_skipping_checksum(&bytes).unwrap().parts.len())
+        });
+        group.bench_function(format!("import_and_simplify/{name}"), |b| {
+            b.iter(|| bake_asset(&source, &settings).unwrap())
+        });
+    }
+    group.finish();
+}
+
+/// `sylva bake` with nothing to do: every asset hashed, every entry read and verified.
+fn warm_noop_bake(c: &mut Criterion) {
+    let mut group = c.benchmark_group("warm_noop_bake");
+    group.sample_size(20);
+    let corpus_assets = corpus_folder();
+    for (label, assets) in [
+        ("assets", repo().join("assets")),
+        ("corpus", corpus_assets.path().to_owned()),
+    ] {
+        let cache_dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(cache_dir.path());
+        let first = bake_folder(&assets, &cache, &BakeOptions::default()).unwrap();
+        println!("warm no-op over {label}: {} props", first.assets.len());
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                let report = bake_folder(&assets, &cache, &BakeOptions::default()).unwrap();
+                assert_eq!(report.baked(), 0);
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Every corpus file as a prop of one category.
+fn corpus_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("catalog.ron"),
+        r#"(categories: { "corpus": (family: "c") })"#,
+    )
+    .unwrap();
+    let folder = dir.path().join("corpus");
+    fs::create_dir_all(&folder).unwrap();
+    for entry in fs::read_dir(repo().join("tests/data/gltf")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, folder.join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+/// Bytes the GPU holds for the chains of the committed kit bake (and SheenCloth): one
+/// vertex buffer and an index buffer per level, against each level as a separate mesh
+/// with its own copy of the vertices, and against separately compacted meshes.
+fn gpu_bytes(_: &mut Criterion) {
+    let cache = CacheDir::new(repo().join("cache"));
+    let manifest = cache.read_manifest().unwrap();
+    let mut kit = Vec::new();
+    for listed in manifest.assets.values() {
+        let bytes = cache.read_entry(&listed.entry).unwrap();
+        kit.push(Entry::parse(&bytes).unwrap().to_baked());
+    }
+    let sheen = vec![
+        bake_asset(&corpus("SheenCloth.glb"), &BakeSettings::default())
+            .unwrap()
+            .0,
+    ];
+    for (label, assets) in [("the kit", kit), ("SheenCloth", sheen)] {
+        let (shared, copies, compacted) =
+            assets
+                .iter()
+                .flat_map(|a| &a.parts)
+                .fold((0, 0, 0), |acc, part| {
+                    let bytes = chain_bytes(part);
+                    (acc.0 + bytes.0, acc.1 + bytes.1, acc.2 + bytes.2)
+                });
+        println!(
+            "GPU bytes of {label}: shared chains {shared}; levels as meshes with their own vertex buffers {copies} \
+             (shared = {:.2}×); levels as separately compacted meshes {compacted} (shared = {:.2}×)",
+            shared as f64 / copies as f64,
+            shared as f64 / compacted as f64
+        );
+    }
+}
+
+/// (shared chain, each level with a copy of the vertex buffer, each level with only the
+/// vertices it uses).
+fn chain_bytes(part: &sylva::cache::BakedPart) -> (usize, usize, usize) {
+    let vertex_bytes = part.vertices.len() * 36;
+    let index_size = |vertices: usize| if vertices <= 65_535 { 2 } else { 4 };
+    let indices: usize = part
+        .levels
+        .iter()
+        .map(|l| l.indices.len() * index_size(part.vertices.len()))
+        .sum();
+    let compacted = part
+        .levels
+        .iter()
+        .map(|l| {
+            let mut used = l.indices.clone();
+            used.sort_unstable();
+            used.dedup();
+            used.len() * 36 + l.indices.len() * index_size(used.len())
+        })
+        .sum();
+    (
+        vertex_bytes + indices,
+        part.levels.len() * vertex_bytes + indices,
+        compacted,
+    )
+}
+
+criterion_group!(
+    benches,
+    gpu_bytes,
+    simplify_one_level,
+    load_vs_bake,
+    warm_noop_bake,
+    bake_per_prop
+);
+criterion_main!(benches);

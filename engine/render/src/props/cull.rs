@@ -1,0 +1,211 @@
+//! Which instances a view can see: bounding spheres against the view's frustum, the
+//! surviving slots of every bucket written into one index list per view for the GPU.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use glam::{Mat4, Vec3, Vec4};
+use rend3::Renderer;
+use wgpu::{Buffer, BufferDescriptor, BufferUsages};
+
+use sylva_buckets::BucketKey;
+
+/// The clip-space half-spaces of a view, from its view-projection matrix (wgpu clip
+/// space: `−w ≤ x, y ≤ w`, `0 ≤ z ≤ w`; with rend3's infinite reverse-Z projection the
+/// `z ≥ 0` plane is at infinity and never rejects anything in front).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frustum {
+    planes: [Vec4; 6],
+}
+
+impl Frustum {
+    pub fn from_view_proj(m: Mat4) -> Self {
+        let row = |i| m.row(i);
+        let (x, y, z, w) = (row(0), row(1), row(2), row(3));
+        let planes = [w + x, w - x, w + y, w - y, z, w - z].map(|p| {
+            let length = p.truncate().length();
+            if length > 0.0 {
+                p / length
+            } else {
+                p
+            }
+        });
+        Self { planes }
+    }
+
+    /// Whether any part of the sphere can be inside.
+    pub fn intersects_sphere(&self, center: Vec3, radius: f32) -> bool {
+        self.planes
+            .iter()
+            .all(|p| p.truncate().dot(center) + p.w >= -radius)
+    }
+}
+
+/// A part's bounding sphere in prop space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sphere {
+    pub center: Vec3,
+    pub radius: f32,
+}
+
+impl Sphere {
+    /// The sphere of an instance placed by `model` (scale taken as its largest axis).
+    pub fn transformed(self, model: &Mat4) -> (Vec3, f32) {
+        let scale = model
+            .x_axis
+            .truncate()
+            .length()
+            .max(model.y_axis.truncate().length())
+            .max(model.z_axis.truncate().length());
+        (model.transform_point3(self.center), self.radius * scale)
+    }
+
+    /// A sphere around `positions` (centre of their box), for parts without one.
+    pub fn around(positions: impl Iterator<Item = Vec3> + Clone) -> Self {
+        let (min, max) = positions.clone().fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), p| (lo.min(p), hi.max(p)),
+        );
+        if min.x > max.x {
+            return Self {
+                center: Vec3::ZERO,
+                radius: 0.0,
+            };
+        }
+        let center = 0.5 * (min + max);
+        let radius = positions.map(|p| p.distance(center)).fold(0.0, f32::max);
+        Self { center, radius }
+    }
+}
+
+/// The visible slots of every bucket for one view, and the GPU buffer they go to.
+pub struct VisibleList {
+    buffer: Buffer,
+    capacity: usize,
+    slots: Vec<u32>,
+    ranges: BTreeMap<BucketKey, Range<u32>>,
+}
+
+impl VisibleList {
+    pub fn new(renderer: &Renderer) -> Self {
+        Self {
+            buffer: allocate(renderer, 1024),
+            capacity: 1024,
+            slots: Vec::new(),
+            ranges: BTreeMap::new(),
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.ranges.clear();
+    }
+
+    /// Appends the slots of `transforms` whose instance of `sphere` the frustum can see.
+    pub fn add_bucket(
+        &mut self,
+        key: BucketKey,
+        transforms: &[Mat4],
+        sphere: Sphere,
+        frustum: &Frustum,
+    ) {
+        let start = self.slots.len() as u32;
+        for (slot, model) in transforms.iter().enumerate() {
+            let (center, radius) = sphere.transformed(model);
+            if frustum.intersects_sphere(center, radius) {
+                self.slots.push(slot as u32);
+            }
+        }
+        let end = self.slots.len() as u32;
+        if end > start {
+            self.ranges.insert(key, start..end);
+        }
+    }
+
+    /// Sends the list to the GPU, growing its buffer by doubling when needed.
+    pub fn upload(&mut self, renderer: &Renderer) {
+        if self.slots.len() > self.capacity {
+            self.capacity = self.slots.len().next_power_of_two();
+            self.buffer = allocate(renderer, self.capacity);
+        }
+        if !self.slots.is_empty() {
+            renderer
+                .queue
+                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(&self.slots));
+        }
+    }
+
+    /// The visible slots of a bucket: a range of this list.
+    pub fn range(&self, key: &BucketKey) -> Option<Range<u32>> {
+        self.ranges.get(key).cloned()
+    }
+
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+}
+
+fn allocate(renderer: &Renderer, slots: usize) -> Buffer {
+    renderer.device.create_buffer(&BufferDescriptor {
+        label: Some("visible prop instances"),
+        size: (slots * 4) as u64,
+        usage: BufferUsages::VERTEX | BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn camera() -> Frustum {
+        let proj =
+            glam::camera::lh::proj::directx::perspective_infinite_reverse(1.0, 16.0 / 9.0, 0.3);
+        let view = glam::camera::lh::view::look_at_mat4(Vec3::ZERO, Vec3::Z, Vec3::Y);
+        Frustum::from_view_proj(proj * view)
+    }
+
+    #[test]
+    fn spheres_ahead_are_seen_and_behind_are_not() {
+        let f = camera();
+        assert!(f.intersects_sphere(Vec3::new(0.0, 0.0, 50.0), 1.0));
+        assert!(f.intersects_sphere(Vec3::new(0.0, 0.0, 5000.0), 1.0));
+        assert!(!f.intersects_sphere(Vec3::new(0.0, 0.0, -5.0), 1.0));
+        assert!(!f.intersects_sphere(Vec3::new(500.0, 0.0, 10.0), 1.0));
+    }
+
+    #[test]
+    fn a_sphere_straddling_an_edge_is_seen() {
+        let f = camera();
+        // Just outside the left edge at 10 m, but its radius reaches in.
+        assert!(!f.intersects_sphere(Vec3::new(-30.0, 0.0, 10.0), 1.0));
+        assert!(f.intersects_sphere(Vec3::new(-30.0, 0.0, 10.0), 25.0));
+    }
+
+    #[test]
+    fn transformed_spheres_scale_with_the_instance() {
+        let sphere = Sphere {
+            center: Vec3::new(0.0, 1.0, 0.0),
+            radius: 2.0,
+        };
+        let model = Mat4::from_scale_rotation_translation(
+            Vec3::splat(3.0),
+            glam::Quat::IDENTITY,
+            Vec3::new(10.0, 0.0, 0.0),
+        );
+        assert_eq!(sphere.transformed(&model), (Vec3::new(10.0, 3.0, 0.0), 6.0));
+    }
+
+    #[test]
+    fn around_covers_every_point() {
+        let points = [
+            Vec3::new(-1.0, 0.0, 0.0),
+            Vec3::new(3.0, 2.0, 0.0),
+            Vec3::new(0.0, 5.0, 1.0),
+        ];
+        let s = Sphere::around(points.iter().copied());
+        assert!(points
+            .iter()
+            .all(|p| p.distance(s.center) <= s.radius + 1e-6));
+    }
+}
