@@ -360,9 +360,13 @@ impl App {
         };
         let model = HudModel::build(&self.workspace, &figures);
         let size = self.gpu.size().as_vec2();
-        let hud = self
-            .hud
-            .frame(&model, Vec2::new(size.x, size.y), elapsed.as_secs_f64());
+        // A scripted run gives the HUD a clock of its own, 60 frames a second, so a
+        // press and release on consecutive frames is a click however slow frames are.
+        let hud_time = match self.player {
+            Some(_) => self.frames as f64 / 60.0,
+            None => elapsed.as_secs_f64(),
+        };
+        let hud = self.hud.frame(&model, Vec2::new(size.x, size.y), hud_time);
         for command in &hud.commands {
             self.execute(command.clone());
         }
