@@ -342,3 +342,29 @@ fn drained_changes_name_new_buckets_with_their_capacity_and_the_slots_to_upload(
     registry.drain_changes(&mut changes);
     assert!(changes.is_empty());
 }
+
+/// A mirror that draws `len` instances per update must hear about a bucket that only
+/// shrank from its end (no slot rewritten), or it keeps drawing the removed instance.
+#[test]
+fn removing_the_newest_placement_reports_the_shorter_buckets() {
+    let (mut registry, pine) = registry_with_tree();
+    for id in 0..3 {
+        registry.insert(id, pine, transform(id), 0).unwrap();
+    }
+    let mut changes = BucketChanges::default();
+    registry.drain_changes(&mut changes);
+    registry.remove(2).unwrap();
+    registry.drain_changes(&mut changes);
+    let lens: Vec<(u16, u32)> = changes
+        .updates()
+        .iter()
+        .map(|u| (u.key.part, u.len))
+        .collect();
+    assert_eq!(lens, [(0, 2), (1, 2)]);
+    assert!(changes
+        .updates()
+        .iter()
+        .all(|u| changes.dirty_runs(u).is_empty()));
+    registry.drain_changes(&mut changes);
+    assert!(changes.is_empty());
+}

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rend3::graph::RenderGraph;
+use rend3::graph::{RenderGraph, RenderTargetHandle};
 use rend3::types::glam as g20;
 use rend3::util::output::OutputFrame;
 use rend3_routine::base::BaseRenderGraphIntermediateState;
@@ -25,6 +25,19 @@ const AMBIENT: g20::Vec4 = g20::const_vec4!([0.22, 0.25, 0.3, 1.0]);
 /// Largest frame side accepted.
 pub const MAX_SIDE: u32 = 8192;
 
+/// What a frame draws besides the scene and its props: editor overlays.
+#[derive(Default)]
+pub struct Overlays<'a> {
+    /// Instanced props mirrored from a registry of their own (given beside them) and
+    /// drawn like the scene's props but casting no shadows: editor gizmos such as a
+    /// brush cursor.
+    pub gizmos: Option<(&'a mut PropsRenderer, &'a PlacementRegistry)>,
+    /// Adds render-graph nodes that draw over the tone-mapped output (a HUD); it gets
+    /// the output target.
+    #[allow(clippy::type_complexity)]
+    pub hud: Option<Box<dyn FnOnce(&mut RenderGraph<'a>, RenderTargetHandle) + 'a>>,
+}
+
 /// Draws one frame into `output` (an `OUTPUT_FORMAT`-compatible view of `width`×`height`).
 /// Returns what the props node drew.
 pub fn draw_frame(
@@ -32,6 +45,32 @@ pub fn draw_frame(
     scene: &Scene,
     props: &mut PropsRenderer,
     registry: &PlacementRegistry,
+    camera: CameraView,
+    size: (u32, u32),
+    output: OutputFrame,
+) -> DrawStats {
+    draw_frame_with_overlays(
+        context,
+        scene,
+        props,
+        registry,
+        Overlays::default(),
+        camera,
+        size,
+        output,
+    )
+}
+
+/// [`draw_frame`] with editor overlays: gizmo props after the scene's props, and HUD
+/// nodes after tone mapping. `output` must match the format the context's tone mapping
+/// was created for. Returns what the scene's props node drew.
+#[allow(clippy::too_many_arguments)]
+pub fn draw_frame_with_overlays<'a>(
+    context: &'a mut RenderContext,
+    scene: &Scene,
+    props: &'a mut PropsRenderer,
+    registry: &PlacementRegistry,
+    overlays: Overlays<'a>,
     camera: CameraView,
     (width, height): (u32, u32),
     output: OutputFrame,
@@ -45,6 +84,11 @@ pub fn draw_frame(
     context.skybox.ready(&renderer);
     let view_proj = camera.view_proj(width as f32 / height as f32);
     let stats = props.prepare_frame(&renderer, &ready, registry, view_proj);
+    let props: &'a PropsRenderer = props;
+    let gizmos = overlays.gizmos.map(|(gizmos, gizmo_registry)| {
+        gizmos.prepare_frame(&renderer, &ready, gizmo_registry, view_proj);
+        &*gizmos
+    });
 
     let mut graph = RenderGraph::new();
     let base = &context.base;
@@ -66,16 +110,21 @@ pub fn draw_frame(
     }
     state.pbr_prepass_rendering(&mut graph, &context.pbr, SAMPLES);
     state.skybox(&mut graph, Some(&context.skybox), SAMPLES);
-    props.add_forward_node(
-        &mut graph,
-        state.color,
-        state.resolve,
-        state.depth,
-        state.forward_uniform_bg,
-    );
+    for layer in std::iter::once(props).chain(gizmos) {
+        layer.add_forward_node(
+            &mut graph,
+            state.color,
+            state.resolve,
+            state.depth,
+            state.forward_uniform_bg,
+        );
+    }
     state.pbr_forward_rendering(&mut graph, &context.pbr, SAMPLES);
     let surface = graph.add_surface_texture();
     state.tonemapping(&mut graph, &context.tonemapping, surface);
+    if let Some(hud) = overlays.hud {
+        hud(&mut graph, surface);
+    }
     graph.execute(&renderer, output, command_buffers, &ready);
     stats
 }

@@ -9,12 +9,13 @@ mod baked;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sylva_buckets::BucketChanges;
+use sylva_buckets::{BucketChanges, PlacementRegistry};
 use sylva_cache::{CacheDir, Entry, FormatError, StoreError};
 use sylva_lod::TickStats;
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
 use sylva_render::{
-    draw_frame, render_image, CameraView, OutputFrame, RenderContext, RenderError, RgbaImage, Scene,
+    draw_frame_with_overlays, render_image, CameraView, OutputFrame, Overlays, RenderContext,
+    RenderError, RgbaImage, Scene,
 };
 use sylva_world::{World, WorldError};
 use thiserror::Error;
@@ -229,17 +230,31 @@ impl Runtime {
         size: (u32, u32),
         output: OutputFrame,
     ) -> FrameStats {
+        self.draw_with_overlays(camera, now, size, output, Overlays::default())
+    }
+
+    /// [`Runtime::draw`] with editor overlays: gizmo props (the viewer's brush cursor)
+    /// and HUD nodes after tone mapping.
+    pub fn draw_with_overlays<'a>(
+        &'a mut self,
+        camera: CameraView,
+        now: f64,
+        size: (u32, u32),
+        output: OutputFrame,
+        overlays: Overlays<'a>,
+    ) -> FrameStats {
         let tick = self.prepare(&camera, now);
-        let draw = draw_frame(
+        let draw = draw_frame_with_overlays(
             &mut self.context,
             &self.scene,
             &mut self.props,
             self.world.registry(),
+            overlays,
             camera,
             size,
             output,
         );
-        self.stats(tick, draw)
+        Self::stats(self.world.registry(), tick, draw)
     }
 
     /// Draws one frame offscreen and reads it back.
@@ -260,11 +275,10 @@ impl Runtime {
             width,
             height,
         )?;
-        Ok((image, self.stats(tick, draw)))
+        Ok((image, Self::stats(self.world.registry(), tick, draw)))
     }
 
-    fn stats(&self, tick: TickStats, draw: DrawStats) -> FrameStats {
-        let registry = self.world.registry();
+    fn stats(registry: &PlacementRegistry, tick: TickStats, draw: DrawStats) -> FrameStats {
         FrameStats {
             placements: registry.len(),
             pending: registry.pending_len(),

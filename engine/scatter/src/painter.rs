@@ -192,7 +192,7 @@ impl Painter {
     }
 
     /// Removes every placement whose base lies within `radius` of `center` and whose
-    /// category passes `keep_category`; returns how many went.
+    /// category `erases_category` accepts; returns how many went.
     pub fn erase(
         &mut self,
         center: Vec2,

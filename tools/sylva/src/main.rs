@@ -10,6 +10,7 @@ mod presets;
 mod render;
 mod replay;
 mod show;
+mod view;
 mod watch;
 mod world;
 
@@ -45,6 +46,8 @@ enum Command {
     Watch(watch::Args),
     /// Exit 0 only if the cache is current and a fresh bake reproduces it exactly.
     Check(check::Args),
+    /// Open the viewer: paint presets in a window (scripted runs print a JSON summary).
+    View(Box<sylva_viewer::ViewArgs>),
     /// Print the JSON Schema of the preset format.
     Schema {
         /// Write it to this file instead of standard output.
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Bake(args) => bake::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Check(args) => check::run(args),
+        Command::View(args) => view::run(&args),
         Command::Schema { out } => schema(out),
     };
     match result {

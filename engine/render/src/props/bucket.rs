@@ -1,21 +1,17 @@
-//! The GPU mirror of one instance bucket: a storage buffer of transforms that grows by
-//! doubling (allocate, copy the live range on the GPU, swap) and receives only the
-//! slots that changed. Draws read it through each view's list of visible slots.
+//! The GPU mirror of one instance bucket: a buffer of transforms that grows by doubling
+//! (allocate, copy the live range on the GPU, swap) and receives only the slots that
+//! changed. Each frame, the visible runs of its slots are copied on the GPU into each
+//! view's instance buffer.
 
 use std::ops::Range;
 
 use rend3::Renderer;
-use wgpu::{
-    BindGroup, BindGroupDescriptor, BindGroupEntry, BindGroupLayout, Buffer, BufferDescriptor,
-    BufferUsages, CommandEncoderDescriptor,
-};
+use wgpu::{Buffer, BufferDescriptor, BufferUsages, CommandEncoderDescriptor};
 
 use super::pipelines::INSTANCE_STRIDE;
 
 pub struct GpuBucket {
     pub buffer: Buffer,
-    /// Binds `buffer` as the instances' storage buffer.
-    pub bind_group: BindGroup,
     /// Slots the buffer holds.
     pub capacity: usize,
     /// Live instances, in slots `0..count`.
@@ -27,35 +23,22 @@ impl GpuBucket {
         renderer.device.create_buffer(&BufferDescriptor {
             label: Some("prop instances"),
             size: capacity as u64 * INSTANCE_STRIDE,
-            usage: BufferUsages::STORAGE | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
+            usage: BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         })
     }
 
-    fn bind(renderer: &Renderer, layout: &BindGroupLayout, buffer: &Buffer) -> BindGroup {
-        renderer.device.create_bind_group(&BindGroupDescriptor {
-            label: Some("prop instances"),
-            layout,
-            entries: &[BindGroupEntry {
-                binding: 0,
-                resource: buffer.as_entire_binding(),
-            }],
-        })
-    }
-
-    pub fn new(renderer: &Renderer, layout: &BindGroupLayout, capacity: usize) -> Self {
+    pub fn new(renderer: &Renderer, capacity: usize) -> Self {
         let capacity = capacity.max(1);
-        let buffer = Self::allocate(renderer, capacity);
         Self {
-            bind_group: Self::bind(renderer, layout, &buffer),
-            buffer,
+            buffer: Self::allocate(renderer, capacity),
             capacity,
             count: 0,
         }
     }
 
     /// Makes room for `capacity` slots, keeping the live ones.
-    pub fn reserve(&mut self, renderer: &Renderer, layout: &BindGroupLayout, capacity: usize) {
+    pub fn reserve(&mut self, renderer: &Renderer, capacity: usize) {
         if capacity <= self.capacity {
             return;
         }
@@ -77,7 +60,6 @@ impl GpuBucket {
             // land after the copy.
             renderer.queue.submit(Some(encoder.finish()));
         }
-        self.bind_group = Self::bind(renderer, layout, &bigger);
         self.buffer = bigger;
         self.capacity = capacity;
     }

@@ -1,14 +1,19 @@
-//! Which instances a view can see: bounding spheres against the view's frustum, the
-//! surviving slots of every bucket written into one index list per view for the GPU.
+//! Which instances a view can see: bounding spheres against the view's frustum. The
+//! visible slots of each bucket, as runs, are copied on the GPU from the bucket's
+//! mirror into one compact instance buffer per view, which the draws read as plain
+//! per-instance attributes.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use glam::{Mat4, Vec3, Vec4};
 use rend3::Renderer;
-use wgpu::{Buffer, BufferDescriptor, BufferUsages};
+use wgpu::{Buffer, BufferDescriptor, BufferUsages, CommandEncoder};
 
 use sylva_buckets::BucketKey;
+
+use super::bucket::GpuBucket;
+use super::pipelines::INSTANCE_STRIDE;
 
 /// The clip-space half-spaces of a view, from its view-projection matrix (wgpu clip
 /// space: `−w ≤ x, y ≤ w`, `0 ≤ z ≤ w`; with rend3's infinite reverse-Z projection the
@@ -78,30 +83,38 @@ impl Sphere {
     }
 }
 
-/// The visible slots of every bucket for one view, and the GPU buffer they go to.
+/// The instances one view draws: runs of visible slots per bucket, and the compact
+/// buffer they are copied into.
 pub struct VisibleList {
     buffer: Buffer,
+    /// Instances `buffer` holds.
     capacity: usize,
-    slots: Vec<u32>,
+    /// Source slot runs in copy order; their destinations follow one another.
+    runs: Vec<(BucketKey, Range<u32>)>,
+    /// Each bucket's instances in `buffer`.
     ranges: BTreeMap<BucketKey, Range<u32>>,
+    len: u32,
 }
 
 impl VisibleList {
     pub fn new(renderer: &Renderer) -> Self {
         Self {
-            buffer: allocate(renderer, 1024),
-            capacity: 1024,
-            slots: Vec::new(),
+            buffer: allocate(renderer, FIRST_CAPACITY),
+            capacity: FIRST_CAPACITY,
+            runs: Vec::new(),
             ranges: BTreeMap::new(),
+            len: 0,
         }
     }
 
     pub fn clear(&mut self) {
-        self.slots.clear();
+        self.runs.clear();
         self.ranges.clear();
+        self.len = 0;
     }
 
-    /// Appends the slots of `transforms` whose instance of `sphere` the frustum can see.
+    /// Appends the runs of `transforms`' slots whose instance of `sphere` the frustum
+    /// can see. A stroke's placements sit in neighbouring slots, so runs are long.
     pub fn add_bucket(
         &mut self,
         key: BucketKey,
@@ -109,33 +122,61 @@ impl VisibleList {
         sphere: Sphere,
         frustum: &Frustum,
     ) {
-        let start = self.slots.len() as u32;
-        for (slot, model) in transforms.iter().enumerate() {
+        let start = self.len;
+        let mut run: Option<Range<u32>> = None;
+        for (slot, model) in (0u32..).zip(transforms) {
             let (center, radius) = sphere.transformed(model);
-            if frustum.intersects_sphere(center, radius) {
-                self.slots.push(slot as u32);
+            let visible = frustum.intersects_sphere(center, radius);
+            match (&mut run, visible) {
+                (Some(r), true) => r.end = slot + 1,
+                (None, true) => run = Some(slot..slot + 1),
+                (Some(_), false) => self.push_run(key, run.take()),
+                (None, false) => {}
             }
         }
-        let end = self.slots.len() as u32;
-        if end > start {
-            self.ranges.insert(key, start..end);
+        self.push_run(key, run);
+        if self.len > start {
+            self.ranges.insert(key, start..self.len);
         }
     }
 
-    /// Sends the list to the GPU, growing its buffer by doubling when needed.
-    pub fn upload(&mut self, renderer: &Renderer) {
-        if self.slots.len() > self.capacity {
-            self.capacity = self.slots.len().next_power_of_two();
+    fn push_run(&mut self, key: BucketKey, run: Option<Range<u32>>) {
+        if let Some(run) = run {
+            self.len += run.len() as u32;
+            self.runs.push((key, run));
+        }
+    }
+
+    /// Records the copies that fill this view's buffer from the buckets' mirrors,
+    /// growing the buffer by doubling when needed (its old contents are not kept: every
+    /// frame rewrites them).
+    pub fn copy_from(
+        &mut self,
+        renderer: &Renderer,
+        encoder: &mut CommandEncoder,
+        mirrors: &BTreeMap<BucketKey, GpuBucket>,
+    ) {
+        if self.len as usize > self.capacity {
+            self.capacity = (self.len as usize).next_power_of_two();
             self.buffer = allocate(renderer, self.capacity);
         }
-        if !self.slots.is_empty() {
-            renderer
-                .queue
-                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(&self.slots));
+        let mut destination = 0u64;
+        for (key, run) in &self.runs {
+            let bytes = run.len() as u64 * INSTANCE_STRIDE;
+            if let Some(mirror) = mirrors.get(key) {
+                encoder.copy_buffer_to_buffer(
+                    &mirror.buffer,
+                    u64::from(run.start) * INSTANCE_STRIDE,
+                    &self.buffer,
+                    destination,
+                    bytes,
+                );
+            }
+            destination += bytes;
         }
     }
 
-    /// The visible slots of a bucket: a range of this list.
+    /// A bucket's visible instances in [`Self::buffer`].
     pub fn range(&self, key: &BucketKey) -> Option<Range<u32>> {
         self.ranges.get(key).cloned()
     }
@@ -145,10 +186,12 @@ impl VisibleList {
     }
 }
 
-fn allocate(renderer: &Renderer, slots: usize) -> Buffer {
+const FIRST_CAPACITY: usize = 1024;
+
+fn allocate(renderer: &Renderer, instances: usize) -> Buffer {
     renderer.device.create_buffer(&BufferDescriptor {
         label: Some("visible prop instances"),
-        size: (slots * 4) as u64,
+        size: instances as u64 * INSTANCE_STRIDE,
         usage: BufferUsages::VERTEX | BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })

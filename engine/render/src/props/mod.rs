@@ -134,19 +134,12 @@ impl PropsRenderer {
             let Some(bucket) = registry.bucket(update.key) else {
                 continue;
             };
-            let gpu = self.buckets.entry(update.key).or_insert_with(|| {
-                GpuBucket::new(
-                    renderer,
-                    &self.pipelines.instances_layout,
-                    bucket.capacity() as usize,
-                )
-            });
+            let gpu = self
+                .buckets
+                .entry(update.key)
+                .or_insert_with(|| GpuBucket::new(renderer, bucket.capacity() as usize));
             if let Some(capacity) = update.reallocate_to {
-                gpu.reserve(
-                    renderer,
-                    &self.pipelines.instances_layout,
-                    capacity as usize,
-                );
+                gpu.reserve(renderer, capacity as usize);
             }
             let transforms: &[[f32; 16]] = bytemuck::cast_slice(bucket.transforms());
             gpu.write(
@@ -221,9 +214,16 @@ impl PropsRenderer {
                 stats.instances_per_lod[level] += count;
             }
         }
+        let mut encoder = renderer
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("cull props"),
+            });
         for view in &mut self.views[..frustums.len()] {
-            view.upload(renderer);
+            view.copy_from(renderer, &mut encoder, &self.buckets);
         }
+        // Submitted before the frame's passes, after the mirrors' pending uploads.
+        renderer.queue.submit(Some(encoder.finish()));
         stats
     }
 

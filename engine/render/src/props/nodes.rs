@@ -7,6 +7,7 @@ use rend3::graph::{
 };
 use wgpu::{BindGroup, Color, RenderPass};
 
+use super::pipelines::INSTANCE_STRIDE;
 use super::PropsRenderer;
 
 impl PropsRenderer {
@@ -81,7 +82,7 @@ impl PropsRenderer {
     }
 
     /// One instanced draw per bucket with instances in view `view` (0: the camera,
-    /// 1 + i: light i), reading transforms by the view's visible slots.
+    /// 1 + i: light i), from the view's compact instance buffer.
     fn draw<'pass>(
         &'pass self,
         rpass: &mut RenderPass<'pass>,
@@ -91,14 +92,14 @@ impl PropsRenderer {
         let Some(list) = self.views.get(view) else {
             return;
         };
-        for (key, part, lod, bucket) in self.drawable() {
+        for (key, part, lod, _) in self.drawable() {
             let Some(seen) = list.range(&key) else {
                 continue;
             };
-            let bytes = u64::from(seen.start) * 4..u64::from(seen.end) * 4;
+            let bytes =
+                u64::from(seen.start) * INSTANCE_STRIDE..u64::from(seen.end) * INSTANCE_STRIDE;
             rpass.set_pipeline(pipeline_of(part));
             rpass.set_bind_group(1, &part.material, &[]);
-            rpass.set_bind_group(2, &bucket.bind_group, &[]);
             rpass.set_vertex_buffer(0, part.vertices.slice(..));
             rpass.set_vertex_buffer(1, list.buffer().slice(bytes));
             rpass.set_index_buffer(lod.indices.slice(..), lod.format);

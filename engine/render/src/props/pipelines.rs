@@ -19,17 +19,17 @@ use wgpu::{
 
 use super::geometry::VERTEX_STRIDE;
 
-/// Bytes per instance in a bucket's storage buffer: a column-major model matrix.
+/// Bytes per instance: a column-major model matrix.
 pub const INSTANCE_STRIDE: u64 = 64;
-/// Bytes per entry of a view's visible list: the slot of a visible instance.
-const VISIBLE_SLOT_STRIDE: u64 = 4;
 /// Bytes of the material uniform: base colour and alpha cutoff, padded.
 pub const MATERIAL_UNIFORM_SIZE: u64 = 32;
 
 const VERTEX_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
     0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Unorm8x4
 ];
-const INSTANCE_ATTRIBUTES: [VertexAttribute; 1] = wgpu::vertex_attr_array![4 => Uint32];
+const INSTANCE_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
+    4 => Float32x4, 5 => Float32x4, 6 => Float32x4, 7 => Float32x4
+];
 
 fn vertex_buffers() -> [VertexBufferLayout<'static>; 2] {
     [
@@ -39,7 +39,7 @@ fn vertex_buffers() -> [VertexBufferLayout<'static>; 2] {
             attributes: &VERTEX_ATTRIBUTES,
         },
         VertexBufferLayout {
-            array_stride: VISIBLE_SLOT_STRIDE,
+            array_stride: INSTANCE_STRIDE,
             step_mode: VertexStepMode::Instance,
             attributes: &INSTANCE_ATTRIBUTES,
         },
@@ -56,8 +56,6 @@ pub struct PipelineKey {
 pub struct Pipelines {
     pub material_layout: BindGroupLayout,
     pub shadow_camera_layout: BindGroupLayout,
-    /// A bucket's transforms, read by slot.
-    pub instances_layout: BindGroupLayout,
     /// Indexed by `masked as usize * 2 + double_sided as usize`.
     forward: [RenderPipeline; 4],
     shadow_opaque: RenderPipeline,
@@ -111,19 +109,6 @@ impl Pipelines {
                 count: None,
             }],
         });
-        let instances_layout = device.create_bind_group_layout(&BindGroupLayoutDescriptor {
-            label: Some("prop instances"),
-            entries: &[BindGroupLayoutEntry {
-                binding: 0,
-                visibility: ShaderStages::VERTEX,
-                ty: BindingType::Buffer {
-                    ty: BufferBindingType::Storage { read_only: true },
-                    has_dynamic_offset: false,
-                    min_binding_size: NonZeroU64::new(INSTANCE_STRIDE),
-                },
-                count: None,
-            }],
-        });
         let module = |label, source: &'static str| {
             device.create_shader_module(&ShaderModuleDescriptor {
                 label: Some(label),
@@ -134,16 +119,12 @@ impl Pipelines {
         let shadow_module = module("props shadow", include_str!("props_shadow.wgsl"));
         let forward_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: Some("props forward"),
-            bind_group_layouts: &[
-                &interfaces.forward_uniform_bgl,
-                &material_layout,
-                &instances_layout,
-            ],
+            bind_group_layouts: &[&interfaces.forward_uniform_bgl, &material_layout],
             push_constant_ranges: &[],
         });
         let shadow_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: Some("props shadow"),
-            bind_group_layouts: &[&shadow_camera_layout, &material_layout, &instances_layout],
+            bind_group_layouts: &[&shadow_camera_layout, &material_layout],
             push_constant_ranges: &[],
         });
         let front_face = match renderer.handedness {
@@ -188,7 +169,6 @@ impl Pipelines {
             ),
             material_layout,
             shadow_camera_layout,
-            instances_layout,
         }
     }
 

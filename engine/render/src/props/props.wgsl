@@ -1,6 +1,6 @@
 // Instanced props in rend3's forward pass. Group 0 is rend3-routine's forward uniform
 // bind group (samplers, frame uniforms, directional lights, shadow maps); group 1 is
-// the part's material; group 2 the bucket's transforms. Old WGSL dialect (naga 0.8).
+// the part's material. Old WGSL dialect (naga 0.8).
 
 struct Plane {
     inner: vec4<f32>;
@@ -63,20 +63,15 @@ var base_color_texture: texture_2d<f32>;
 [[group(1), binding(2)]]
 var material_sampler: sampler;
 
-struct Instances {
-    models: [[stride(64)]] array<mat4x4<f32>>;
-};
-
-[[group(2), binding(0)]]
-var<storage, read> instances: Instances;
-
 struct VertexInput {
     [[location(0)]] position: vec3<f32>;
     [[location(1)]] normal: vec3<f32>;
     [[location(2)]] uv: vec2<f32>;
     [[location(3)]] color: vec4<f32>;
-    // The instance's slot in its bucket, from the view's list of visible slots.
-    [[location(4)]] slot: u32;
+    [[location(4)]] model0: vec4<f32>;
+    [[location(5)]] model1: vec4<f32>;
+    [[location(6)]] model2: vec4<f32>;
+    [[location(7)]] model3: vec4<f32>;
 };
 
 struct VertexOutput {
@@ -89,7 +84,7 @@ struct VertexOutput {
 
 [[stage(vertex)]]
 fn vs_main(v: VertexInput) -> VertexOutput {
-    let model = instances.models[v.slot];
+    let model = mat4x4<f32>(v.model0, v.model1, v.model2, v.model3);
     let world = model * vec4<f32>(v.position, 1.0);
     var out: VertexOutput;
     out.clip = frame.uniforms.view_proj * world;

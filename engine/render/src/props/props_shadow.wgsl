@@ -1,6 +1,5 @@
 // Instanced props into a directional light's shadow map. Group 0 holds the light's
-// view-projection; group 1 the part's material (alpha-masked parts discard by it);
-// group 2 the bucket's transforms.
+// view-projection; group 1 the part's material (alpha-masked parts discard by it).
 
 struct ShadowCamera {
     view_proj: mat4x4<f32>;
@@ -21,19 +20,14 @@ var base_color_texture: texture_2d<f32>;
 [[group(1), binding(2)]]
 var material_sampler: sampler;
 
-struct Instances {
-    models: [[stride(64)]] array<mat4x4<f32>>;
-};
-
-[[group(2), binding(0)]]
-var<storage, read> instances: Instances;
-
 struct VertexInput {
     [[location(0)]] position: vec3<f32>;
     [[location(2)]] uv: vec2<f32>;
     [[location(3)]] color: vec4<f32>;
-    // The instance's slot in its bucket, from the view's list of visible slots.
-    [[location(4)]] slot: u32;
+    [[location(4)]] model0: vec4<f32>;
+    [[location(5)]] model1: vec4<f32>;
+    [[location(6)]] model2: vec4<f32>;
+    [[location(7)]] model3: vec4<f32>;
 };
 
 struct VertexOutput {
@@ -44,7 +38,7 @@ struct VertexOutput {
 
 [[stage(vertex)]]
 fn vs_shadow(v: VertexInput) -> VertexOutput {
-    let model = instances.models[v.slot];
+    let model = mat4x4<f32>(v.model0, v.model1, v.model2, v.model3);
     var out: VertexOutput;
     out.clip = camera.view_proj * model * vec4<f32>(v.position, 1.0);
     out.uv = v.uv;

@@ -1,0 +1,321 @@
+//! `sylva view` in a real window: each test starts its own Xvfb display (lavapipe draws
+//! on machines without a GPU), plays a recorded script, then checks the screenshots,
+//! the JSON summary and the saved session, which `sylva replay` must reproduce. A
+//! missing Xvfb or Vulkan driver fails the test with the reason; nothing is skipped.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use sylva_render::RgbaImage;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// An Xvfb server on a display number it picked itself; killed when dropped.
+struct Xvfb {
+    child: Child,
+    display: String,
+}
+
+impl Xvfb {
+    fn start() -> Self {
+        let mut child = Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-screen",
+                "0",
+                "1024x768x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "Xvfb could not be started ({e}): the window tests need it; \
+                     run scripts/setup (Debian: apt-get install xvfb)"
+                )
+            });
+        let stdout = child.stdout.take().expect("Xvfb's stdout is piped");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("Xvfb reports its display");
+        let number = line.trim();
+        assert!(
+            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()),
+            "Xvfb did not report a display number (got {line:?})"
+        );
+        Self {
+            child,
+            display: format!(":{number}"),
+        }
+    }
+}
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sylva-view-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `sylva` in `dir` on the X display.
+fn sylva(display: &str, dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(args)
+        .env("DISPLAY", display)
+        .env_remove("WAYLAND_DISPLAY")
+        .current_dir(dir)
+        .output()
+        .expect("sylva runs")
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "sylva failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+fn image(path: &Path) -> RgbaImage {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    RgbaImage::from_png(&bytes).unwrap()
+}
+
+/// The rows below the HUD panels and their shadows, where only the 3D view shows.
+fn scene(image: &RgbaImage) -> RgbaImage {
+    let top = 240;
+    let row = image.width as usize * 4;
+    RgbaImage {
+        width: image.width,
+        height: image.height - top,
+        pixels: image.pixels[top as usize * row..].to_vec(),
+    }
+}
+
+fn count(image: &RgbaImage, test: impl Fn([u8; 3]) -> bool) -> usize {
+    image
+        .pixels
+        .chunks_exact(4)
+        .filter(|p| test([p[0], p[1], p[2]]))
+        .count()
+}
+
+/// Saturated green: the cursor's "the preset fires here" markers (the meadow itself
+/// is a yellowish green).
+fn cursor_green([r, g, b]: [u8; 3]) -> bool {
+    g > r.saturating_add(70) && g > b.saturating_add(70)
+}
+
+/// Orange: the erase cursor.
+fn cursor_orange([r, g, b]: [u8; 3]) -> bool {
+    r > 150 && r > b.saturating_add(100) && g > 60 && g < r.saturating_sub(30)
+}
+
+fn differing_share(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    let diff = a.diff(b, 12).expect("screenshots share a size");
+    diff.differing_pixels as f64 / (a.width * a.height) as f64
+}
+
+#[test]
+fn a_scripted_session_paints_erases_undoes_and_saves_what_replay_reproduces() {
+    let xvfb = Xvfb::start();
+    let dir = temp_dir("paint");
+    let assets = repo().join("assets");
+    let presets = repo().join("presets");
+    let script = repo().join("tools/viewer/scripts/paint_two_presets.script");
+    let summary = json(&sylva(
+        &xvfb.display,
+        &dir,
+        &[
+            "view",
+            "--assets",
+            assets.to_str().unwrap(),
+            "--presets",
+            presets.to_str().unwrap(),
+            "--size",
+            "640x360",
+            "--script",
+            script.to_str().unwrap(),
+        ],
+    ));
+
+    // What was painted, and how fast the interaction stayed.
+    assert_eq!(summary["errors"], serde_json::json!([]), "{summary:#}");
+    assert_eq!(summary["strokes"], 3, "forest, meadow and erase strokes");
+    let placements = summary["placements"].as_u64().unwrap();
+    assert!(placements > 500, "{placements}");
+    let first_strokes = summary["first_stroke_ms"].as_array().unwrap();
+    assert_eq!(first_strokes.len(), 2, "one per preset pick that painted");
+    for ms in first_strokes {
+        let ms = ms.as_f64().unwrap();
+        assert!(ms <= 4.0, "a first stroke took {ms} ms on the main thread");
+    }
+    let raycast_us = summary["raycast_us"]["max"].as_f64().unwrap();
+    let frame_ms = summary["frame_ms"]["median"].as_f64().unwrap();
+    assert!(
+        raycast_us / 1e3 < frame_ms / 100.0,
+        "a ray cast ({raycast_us} µs) must not show in a frame ({frame_ms} ms)"
+    );
+    assert_eq!(summary["loads"]["failed"], 0);
+    assert!(summary["draw"]["instances"].as_u64().unwrap() >= placements);
+    assert!(
+        summary["autosaves"].as_u64().unwrap() >= 4,
+        "every stroke and the undo"
+    );
+
+    // The saved session replays to exactly what the viewer had.
+    let replay = json(&sylva(
+        &xvfb.display,
+        &dir,
+        &["replay", "--json", "shots/run.session.ron"],
+    ));
+    assert_eq!(replay["placements"].as_u64(), Some(placements));
+    assert_eq!(replay["digest"], summary["digest"]);
+
+    // The screenshots: window-sized, with the HUD, the brush disc and the props.
+    let shot = |name: &str| image(&dir.join("shots").join(name));
+    let cursor = shot("0-cursor.png");
+    assert_eq!((cursor.width, cursor.height), (640, 360));
+    let hud_corner = RgbaImage {
+        width: 200,
+        height: 1,
+        pixels: cursor.pixels[(30 * 640) * 4..(30 * 640 + 200) * 4].to_vec(),
+    };
+    let dark = count(&hud_corner, |[r, g, b]| r < 80 && g < 80 && b < 80);
+    let text = count(&hud_corner, |[r, g, b]| r > 150 && g > 150 && b > 150);
+    assert!(
+        dark > 60 && text > 5,
+        "HUD panel at the top left: {dark} dark, {text} text"
+    );
+    assert!(
+        count(&scene(&cursor), cursor_green) > 100,
+        "green brush disc"
+    );
+
+    let forest = shot("1-forest.png");
+    assert!(
+        differing_share(&scene(&cursor), &scene(&forest)) > 0.15,
+        "trees appear"
+    );
+    let meadow = shot("2-meadow.png");
+    assert!(
+        differing_share(&scene(&forest), &scene(&meadow)) > 0.02,
+        "flowers appear"
+    );
+    // Same view as the meadow shot but for the cursor (flowers are orange too).
+    let erase_cursor = shot("3-erase-cursor.png");
+    let orange = count(&scene(&erase_cursor), cursor_orange);
+    let orange_before = count(&scene(&meadow), cursor_orange);
+    assert!(
+        orange > orange_before + 30,
+        "orange erase disc: {orange} vs {orange_before}"
+    );
+    let erased = shot("4-erased.png");
+    assert!(
+        differing_share(&scene(&meadow), &scene(&erased)) > 0.02,
+        "a gap appears"
+    );
+    let undone = shot("5-undone.png");
+    let back = differing_share(&scene(&meadow), &scene(&undone));
+    assert!(
+        back < 0.002,
+        "undo restores the view ({back} of pixels differ)"
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_prop_saved_while_the_viewer_watches_swaps_in_place() {
+    let xvfb = Xvfb::start();
+    let dir = temp_dir("hot-reload");
+    for folder in ["assets", "cache", "presets"] {
+        copy_dir(&repo().join(folder), &dir.join(folder));
+    }
+    let script = repo().join("tools/viewer/scripts/hot_reload.script");
+    let mut viewer = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(["view", "--watch", "--size", "640x360", "--script"])
+        .arg(&script)
+        .env("DISPLAY", &xvfb.display)
+        .env_remove("WAYLAND_DISPLAY")
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sylva runs");
+
+    // Once the forest is on screen, the artist saves a new fir (the oak's file, also
+    // trunk and leaves), the way editors save: a temporary file renamed into place.
+    let before = dir.join("shots/before.png");
+    let started = Instant::now();
+    while !before.exists() {
+        if let Some(status) = viewer.try_wait().unwrap() {
+            panic!("the viewer exited early ({status})");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "no before.png"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let fir = dir.join("assets/conifer/fir_young.glb");
+    let saving = dir.join("assets/conifer/.fir_young.glb.saving");
+    std::fs::copy(dir.join("assets/broadleaf/oak_wide.glb"), &saving).unwrap();
+    std::fs::rename(&saving, &fir).unwrap();
+
+    let summary = json(&viewer.wait_with_output().unwrap());
+    assert_eq!(summary["errors"], serde_json::json!([]), "{summary:#}");
+    let shots = summary["screenshots"].as_array().unwrap();
+    let (first, last) = (&shots[0], &shots[1]);
+    let revision = |shot: &serde_json::Value| shot["revisions"]["conifer/fir_young"].as_u64();
+    assert_eq!(
+        revision(last),
+        revision(first).map(|r| r + 1),
+        "the HUD's revision of the fir goes up"
+    );
+    assert_eq!(first["instances"], last["instances"], "placements survive");
+    assert_ne!(
+        first["triangles"], last["triangles"],
+        "the new shape is drawn"
+    );
+    assert!(summary["watch_passes"].as_u64().unwrap() >= 2);
+
+    let (before, after) = (image(&before), image(&dir.join("shots/after.png")));
+    let changed = differing_share(&scene(&before), &scene(&after));
+    assert!(
+        changed > 0.01,
+        "the firs changed shape on screen ({changed})"
+    );
+}

@@ -1,0 +1,99 @@
+//! `--watch`: the baker's watcher on the assets folder, on a thread of its own. Each
+//! debounced pass re-bakes what changed into the cache and is reported to the main
+//! thread as a [`WatchPass`], which the workspace applies between frames.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use sylva_bake::{watch, FolderError, FolderReport, Status, WatchOptions};
+use sylva_cache::CacheDir;
+
+/// What one bake pass did, as the viewer needs it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchPass {
+    /// Props whose entry was (re-)baked.
+    pub baked: Vec<String>,
+    /// Props whose bake failed, with why; their last good entry stays.
+    pub failed: Vec<(String, String)>,
+    /// Why the whole pass failed (e.g. an unreadable catalog), if it did.
+    pub error: Option<String>,
+}
+
+impl WatchPass {
+    pub fn of(result: &Result<FolderReport, FolderError>) -> Self {
+        let report = match result {
+            Ok(report) => report,
+            Err(error) => {
+                return Self {
+                    error: Some(error.to_string()),
+                    ..Self::default()
+                }
+            }
+        };
+        let mut pass = Self::default();
+        for asset in &report.assets {
+            match &asset.status {
+                Status::Baked { .. } => pass.baked.push(asset.prop_id.clone()),
+                Status::Failed { error, .. } => pass
+                    .failed
+                    .push((asset.prop_id.clone(), format!("{}: {error}", asset.path))),
+                Status::Current | Status::StillFailing => {}
+            }
+        }
+        pass
+    }
+}
+
+/// The running watcher; dropping it stops the thread (within about 100 ms).
+pub struct Watcher {
+    stop: Arc<AtomicBool>,
+    passes: Receiver<WatchPass>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Watcher {
+    /// Watches `assets`, baking into `cache`; the first pass runs at once.
+    pub fn start(assets: &Path, cache: &Path) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (sender, passes) = channel();
+        let (assets, cache) = (assets.to_owned(), CacheDir::new(cache));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("sylva bake watcher".into())
+            .spawn(move || {
+                let on_pass = |result: &Result<FolderReport, FolderError>| {
+                    let _ = sender.send(WatchPass::of(result));
+                };
+                let outcome = watch(&assets, &cache, WatchOptions::default(), &flag, on_pass);
+                if let Err(error) = outcome {
+                    let _ = sender.send(WatchPass {
+                        error: Some(error.to_string()),
+                        ..WatchPass::default()
+                    });
+                }
+            })
+            .expect("the system can start a thread");
+        Self {
+            stop,
+            passes,
+            thread: Some(thread),
+        }
+    }
+
+    /// Passes finished since the last call; never blocks.
+    pub fn poll(&self) -> Vec<WatchPass> {
+        self.passes.try_iter().collect()
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
