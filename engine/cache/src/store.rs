@@ -173,6 +173,19 @@ pub fn is_plain_file_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
 }
 
+/// The bytes of `path`, which must be a regular file once symlinks are followed: a path
+/// that comes from data (a session's heightmap) must not make a reader block on a FIFO
+/// or read `/dev/zero` until memory runs out.
+pub fn read_regular_file(path: &Path) -> io::Result<Vec<u8>> {
+    if !fs::metadata(path)?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    fs::read(path)
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
 /// rename over `path`, fsync the folder. Creates the folder if needed.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -223,6 +236,22 @@ mod tests {
         cache.remove_entry("a.sylva").unwrap();
         cache.remove_entry("a.sylva").unwrap();
         assert_eq!(cache.entry_files().unwrap(), ["b.sylva"]);
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("map.png"), b"png").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("map.png"), dir.path().join("link.png"))
+            .unwrap();
+        assert_eq!(
+            read_regular_file(&dir.path().join("link.png")).unwrap(),
+            b"png"
+        );
+        for refused in [Path::new("/dev/zero"), dir.path()] {
+            let err = read_regular_file(refused).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{refused:?}");
+        }
     }
 
     #[test]

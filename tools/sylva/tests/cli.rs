@@ -270,3 +270,27 @@ fn the_committed_cache_is_current() {
         String::from_utf8_lossy(&output.stdout)
     );
 }
+
+#[test]
+fn a_journal_naming_a_device_as_its_heightmap_is_refused_not_read() {
+    let dir = temp_dir("device-heightmap");
+    let journal = dir.join("s.session.ron");
+    stdout(&sylva(&[
+        "paint",
+        "--preset",
+        "presets/beach.ron",
+        "--at",
+        "beach",
+        "--save",
+        journal.to_str().unwrap(),
+    ]));
+    let text = std::fs::read_to_string(&journal).unwrap().replace(
+        "terrain: DefaultWorld",
+        r#"terrain: Heightmap(file: "/dev/zero", scale: (spacing: 1.0, vertical_scale: 10.0, base_height: 0.0, water_level: 0.0))"#,
+    );
+    std::fs::write(&journal, text).unwrap();
+    let output = sylva(&["replay", journal.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+}

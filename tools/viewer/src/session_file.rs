@@ -4,7 +4,7 @@
 //! stroke being painted.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use sylva_scatter::{Session, SessionError};
@@ -20,36 +20,14 @@ pub enum SessionFileError {
     Parse(#[from] SessionError),
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it and a rename: readers
-/// see the old file or the new one, never half of one.
+/// Writes `bytes` to `path` through a temporary file beside it, fsync and a rename (then
+/// an fsync of the folder): readers, and a viewer killed at any moment, see the old file
+/// or the new one, never half of one.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SessionFileError> {
-    let error = |source| SessionFileError::Write {
+    sylva_cache::store::write_atomically(path, bytes).map_err(|source| SessionFileError::Write {
         path: path.to_owned(),
         source,
-    };
-    let folder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(folder).map_err(error)?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| error(io::Error::other("the path names no file")))?;
-    let temporary = folder.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = (|| {
-        let mut file = fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    written.map_err(error)
+    })
 }
 
 /// Writes a session journal as RON, atomically.
@@ -150,19 +128,16 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_write_keeps_the_old_file() {
+    fn a_failed_write_keeps_what_was_there_and_leaves_no_temporary() {
         let dir = tempfile::tempdir().unwrap();
+        // A non-empty folder under the session's name: the final rename must fail.
         let path = dir.path().join("run.session.ron");
-        save(&session(), &path).unwrap();
-        let before = fs::read(&path).unwrap();
-        // A directory where the temporary file would go makes the write fail.
-        fs::create_dir(
-            dir.path()
-                .join(format!(".run.session.ron.tmp-{}", std::process::id())),
-        )
-        .unwrap();
+        fs::create_dir(&path).unwrap();
+        fs::write(path.join("keep"), b"kept").unwrap();
         assert!(save(&session(), &path).is_err());
-        assert_eq!(fs::read(&path).unwrap(), before);
+        assert_eq!(fs::read(path.join("keep")).unwrap(), b"kept");
+        let files: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(files.len(), 1, "the temporary file is removed");
     }
 
     #[test]

@@ -804,7 +804,8 @@ fn read_heightmap(path: &Path, scale: HeightmapScale) -> Result<Terrain, Workspa
         path: path.to_owned(),
         reason,
     };
-    let bytes = std::fs::read(path).map_err(|e| error(e.to_string()))?;
+    // A session names its heightmap: a FIFO or `/dev/zero` there must not hang the viewer.
+    let bytes = sylva_cache::store::read_regular_file(path).map_err(|e| error(e.to_string()))?;
     Terrain::from_png(&bytes, scale).map_err(|e| error(e.to_string()))
 }
 
