@@ -19,8 +19,9 @@ use sylva::world::World;
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-const WIDTH: u32 = 960;
-const HEIGHT: u32 = 540;
+/// A 960×540 frame, and a 320×180 one where pixels cost little and what remains is the
+/// work per draw, vertex and triangle.
+const SIZES: [(u32, u32); 2] = [(960, 540), (320, 180)];
 
 fn frames(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
@@ -43,7 +44,8 @@ fn frames(c: &mut Criterion) {
     let camera = CameraView::landmark(&default_world(), Landmark::Meadow);
     let mut plugin = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
     plugin.load_cache(&cache).unwrap();
-    let (_, stats) = plugin.render_image(camera, 0.0, WIDTH, HEIGHT).unwrap();
+    let (width, height) = SIZES[0];
+    let (_, stats) = plugin.render_image(camera, 0.0, width, height).unwrap();
 
     // The same instances at the same LODs, as rend3 objects.
     let mut context = RenderContext::new(OUTPUT_FORMAT).unwrap();
@@ -77,46 +79,58 @@ fn frames(c: &mut Criterion) {
     }
     assert_eq!(objects.len(), stats.draw.instances_in_buckets);
     println!(
-        "session: {} placements, {} instances ({} in view); plugin: {} instanced draws in the camera pass, \
-         {} vertex bytes on the GPU; rend3 objects: {} objects, one draw each per pass (prepass, forward, shadow) \
-         after rend3's own culling, {} vertex bytes (one mesh per LOD)",
+        "session: {} placements, {} instances ({} in the camera's view, per LOD {:?}, {} triangles; \
+         {} in the sun's); plugin: {} instanced draws in the camera pass and {} in the shadow pass, \
+         {} vertex bytes on the GPU; rend3 objects: {} objects, one draw each per pass (prepass, \
+         forward, shadow) after rend3's own culling, {} vertex bytes (one mesh per LOD)",
         stats.placements,
         stats.draw.instances_in_buckets,
         stats.draw.instances,
+        stats.draw.instances_per_lod,
+        stats.draw.triangles,
+        stats.draw.shadow_instances,
         stats.draw.draw_calls,
+        stats.draw.shadow_draw_calls,
         stats.draw.vertex_bytes,
         objects.len(),
         object_vertex_bytes
     );
 
-    let mut group = c.benchmark_group("frame_960x540_lavapipe");
-    group.sample_size(10);
-    let mut now = 1.0;
-    group.bench_function("instanced_buckets", |b| {
-        b.iter(|| {
-            now += 1.0;
-            plugin.render_image(camera, now, WIDTH, HEIGHT).unwrap()
-        })
-    });
-    let mut rend3_frame = move || {
+    let mut rend3_frame = |width, height| {
         render_image(
             &mut context,
             &scene,
             &mut no_props,
             &no_placements,
             camera,
-            WIDTH,
-            HEIGHT,
+            width,
+            height,
         )
         .unwrap()
     };
-    group.bench_function("one_rend3_object_per_placement_part", |b| {
-        b.iter(&mut rend3_frame)
-    });
-    // The same frame once the objects are gone: what the terrain, sky and shadows cost.
+    let mut now = 1.0;
+    for (width, height) in SIZES {
+        let mut group = c.benchmark_group(format!("frame_{width}x{height}_lavapipe"));
+        group.sample_size(10);
+        group.bench_function("instanced_buckets", |b| {
+            b.iter(|| {
+                now += 1.0;
+                plugin.render_image(camera, now, width, height).unwrap()
+            })
+        });
+        group.bench_function("one_rend3_object_per_placement_part", |b| {
+            b.iter(|| rend3_frame(width, height))
+        });
+        group.finish();
+    }
+    // The same frames once the objects are gone: what the terrain, sky and shadows cost.
     drop(objects);
-    group.bench_function("terrain_only", |b| b.iter(&mut rend3_frame));
-    group.finish();
+    for (width, height) in SIZES {
+        let mut group = c.benchmark_group(format!("frame_{width}x{height}_lavapipe"));
+        group.sample_size(10);
+        group.bench_function("terrain_only", |b| b.iter(|| rend3_frame(width, height)));
+        group.finish();
+    }
 }
 
 criterion_group!(benches, frames);

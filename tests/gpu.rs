@@ -168,6 +168,10 @@ fn every_non_empty_bucket_in_view_is_one_instanced_draw() {
     assert_eq!(stats.draw.instances, instances);
     assert_eq!(stats.draw.instances_in_buckets, instances);
     assert_eq!(stats.pending, 0);
+    // The overview's shadow box covers the world: every instance casts, one draw per
+    // bucket into the sun's map.
+    assert_eq!(stats.draw.shadow_draw_calls, buckets);
+    assert_eq!(stats.draw.shadow_instances, instances);
 
     // A close-up draws only the instances it can see, still one draw per bucket.
     let (_, close) = runtime
@@ -177,6 +181,8 @@ fn every_non_empty_bucket_in_view_is_one_instanced_draw() {
     assert_eq!(close.draw.instances_in_buckets, instances);
     assert!(close.draw.instances < instances, "{:?}", close.draw);
     assert!(close.draw.draw_calls <= buckets);
+    assert!(close.draw.shadow_draw_calls <= buckets);
+    assert!(close.draw.shadow_instances < instances, "{:?}", close.draw);
 }
 
 /// Moves the camera far away (every placement to the coarsest band), then to `view`:

@@ -27,6 +27,7 @@ pub use preset::{
 pub use report::{Rejection, Rejections, StrokeReport};
 pub use rng::Mulberry32;
 pub use session::{Event, Session, SessionError, TerrainSource, SESSION_FORMAT};
+pub use spacing::SpacingIndex;
 
 #[cfg(test)]
 mod tests;

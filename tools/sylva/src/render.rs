@@ -105,8 +105,9 @@ pub fn render(
 pub fn print_frame(o: &RenderOutput) {
     let s = &o.stats;
     println!(
-        "{}: {}×{} in {:.0} ms on {}; {} placements ({} pending), {} instances in {} draw calls, {} triangles, per LOD {:?}",
+        "{}: {}×{} in {:.0} ms on {}; {} placements ({} pending), {} instances in {} draw calls, {} triangles, per LOD {:?}; \
+         shadows: {} instances in {} draw calls",
         o.out, o.width, o.height, o.frame_ms, o.adapter, s.placements, s.pending, s.draw.instances, s.draw.draw_calls,
-        s.draw.triangles, s.draw.instances_per_lod
+        s.draw.triangles, s.draw.instances_per_lod, s.draw.shadow_instances, s.draw.shadow_draw_calls
     );
 }

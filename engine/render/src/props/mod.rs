@@ -48,6 +48,11 @@ pub struct DrawStats {
     pub triangles: u64,
     /// Instances per LOD level.
     pub instances_per_lod: Vec<usize>,
+    /// Instanced draws into the shadow maps: one per bucket with an instance a light
+    /// sees, per light.
+    pub shadow_draw_calls: usize,
+    /// Instances drawn into the shadow maps, all lights.
+    pub shadow_instances: usize,
     /// Bytes of vertex data on the GPU (each part's buffer counted once).
     pub vertex_bytes: u64,
     /// Bytes of index data on the GPU, all levels.
@@ -212,6 +217,12 @@ impl PropsRenderer {
                     stats.instances_per_lod.resize(level + 1, 0);
                 }
                 stats.instances_per_lod[level] += count;
+            }
+            for light in &self.views[1..frustums.len()] {
+                if let Some(seen) = light.range(&key) {
+                    stats.shadow_draw_calls += 1;
+                    stats.shadow_instances += seen.len();
+                }
             }
         }
         let mut encoder = renderer
