@@ -51,12 +51,17 @@ fn empty_session() -> Session {
 
 /// A few strokes of the shipped presets around the meadow and the lake.
 fn painted_world() -> World {
-    let mut world = World::new(default_world(), &empty_session(), &LodConfig::default()).unwrap();
-    for (stem, landmark, offset) in [
+    world_painted_with(&[
         ("mixed_forest", Landmark::Meadow, Vec2::ZERO),
         ("meadow", Landmark::Meadow, Vec2::new(0.0, -20.0)),
         ("lake_shore", Landmark::Lake, Vec2::ZERO),
-    ] {
+    ])
+}
+
+/// Strokes of three dabs each: (preset, landmark, offset of the first dab).
+fn world_painted_with(strokes: &[(&str, Landmark, Vec2)]) -> World {
+    let mut world = World::new(default_world(), &empty_session(), &LodConfig::default()).unwrap();
+    for &(stem, landmark, offset) in strokes {
         let preset = common::preset(stem);
         let brush = preset.brush;
         let name = world.use_preset(stem, preset).unwrap();
@@ -231,6 +236,33 @@ fn placements_moved_through_1274_lod_changes_render_like_placements_inserted_dir
         "{:?}",
         after_moves.diff(&inserted, 0)
     );
+}
+
+#[test]
+fn a_session_opened_in_place_renders_like_a_runtime_started_on_it() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let (_dir, cache) = baked_cache();
+    let view = close_up();
+    let other = || {
+        world_painted_with(&[
+            ("meadow", Landmark::Meadow, Vec2::new(6.0, 8.0)),
+            ("beach", Landmark::Meadow, Vec2::new(-12.0, -4.0)),
+        ])
+    };
+
+    let mut opened = runtime(painted_world(), &cache);
+    let (first, first_stats) = opened.render_image(view, 0.0, SIZE.0, SIZE.1).unwrap();
+    let previous = opened.replace_world(other()).unwrap();
+    assert_eq!(previous.registry().len(), first_stats.placements);
+    let (image, stats) = opened.render_image(view, 1.0, SIZE.0, SIZE.1).unwrap();
+
+    let mut fresh = runtime(other(), &cache);
+    let (expected, expected_stats) = fresh.render_image(view, 0.0, SIZE.0, SIZE.1).unwrap();
+    assert_eq!(stats.draw, expected_stats.draw);
+    assert_eq!(stats.pending, 0);
+    assert_ne!(stats.placements, first_stats.placements);
+    assert!(image == expected, "{:?}", image.diff(&expected, 0));
+    assert!(image != first);
 }
 
 #[test]

@@ -204,6 +204,20 @@ impl Runtime {
         Ok(())
     }
 
+    /// Puts `world` (a session opened from a file) in place of the current one, which
+    /// it returns. Loaded props stay loaded: their shapes join the new world and their
+    /// GPU geometry is kept; the new world's buckets are mirrored from scratch on the
+    /// next frame, and a different terrain gets a new scene. On error nothing changes.
+    pub fn replace_world(&mut self, mut world: World) -> Result<World, RuntimeError> {
+        let keys = world.adopt_prop_shapes(&self.world)?;
+        if world.terrain() != self.world.terrain() {
+            self.scene = Scene::new(&mut self.context, world.terrain())?;
+        }
+        self.props.adopt_registry(&keys);
+        self.changes = BucketChanges::default();
+        Ok(std::mem::replace(&mut self.world, world))
+    }
+
     /// Forgets a prop's geometry; its placements stay, pending, until it returns.
     pub fn unload(&mut self, prop: &str) -> Result<(), RuntimeError> {
         let key = self.world.prop_key(prop);

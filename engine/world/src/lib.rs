@@ -96,6 +96,28 @@ impl World {
         Ok(key)
     }
 
+    /// Registers here every prop shape `previous` holds, so a session opened in place of
+    /// `previous` keeps the props already loaded. Returns each carried prop's key in
+    /// `previous` and here, for mirrors keyed by them.
+    pub fn adopt_prop_shapes(
+        &mut self,
+        previous: &World,
+    ) -> Result<Vec<(PropKey, PropKey)>, WorldError> {
+        let mut names: Vec<(&Arc<str>, PropKey)> = previous
+            .keys
+            .iter()
+            .map(|(name, &key)| (name, key))
+            .collect();
+        names.sort_unstable();
+        let mut keys = Vec::with_capacity(names.len());
+        for (name, old) in names {
+            if let Some(shape) = previous.registry.prop_shape(old)? {
+                keys.push((old, self.set_prop_shape(name, shape)?));
+            }
+        }
+        Ok(keys)
+    }
+
     /// A prop's baked data went away: its placements stay, pending, without instances.
     pub fn remove_prop_shape(&mut self, prop: &str) -> Result<(), WorldError> {
         let key = self.prop_key(prop);

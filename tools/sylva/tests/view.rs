@@ -138,7 +138,7 @@ fn differing_share(a: &RgbaImage, b: &RgbaImage) -> f64 {
 }
 
 #[test]
-fn a_scripted_session_paints_erases_undoes_and_saves_what_replay_reproduces() {
+fn a_scripted_session_paints_erases_undoes_saves_and_opens_what_replay_reproduces() {
     let xvfb = Xvfb::start();
     let dir = temp_dir("paint");
     let assets = repo().join("assets");
@@ -162,7 +162,14 @@ fn a_scripted_session_paints_erases_undoes_and_saves_what_replay_reproduces() {
 
     // What was painted, and how fast the interaction stayed.
     assert_eq!(summary["errors"], serde_json::json!([]), "{summary:#}");
-    assert_eq!(summary["strokes"], 3, "forest, meadow and erase strokes");
+    assert_eq!(
+        summary["strokes"], 4,
+        "forest, meadow, erase and a later meadow stroke"
+    );
+    assert_eq!(
+        summary["opened"],
+        serde_json::json!(["shots/run.session.ron"])
+    );
     let placements = summary["placements"].as_u64().unwrap();
     assert!(placements > 500, "{placements}");
     let first_strokes = summary["first_stroke_ms"].as_array().unwrap();
@@ -184,7 +191,8 @@ fn a_scripted_session_paints_erases_undoes_and_saves_what_replay_reproduces() {
         "every stroke and the undo"
     );
 
-    // The saved session replays to exactly what the viewer had.
+    // The saved session replays to exactly what the viewer had once it opened the
+    // session again.
     let replay = json(&sylva(
         &xvfb.display,
         &dir,
@@ -197,15 +205,18 @@ fn a_scripted_session_paints_erases_undoes_and_saves_what_replay_reproduces() {
     let shot = |name: &str| image(&dir.join("shots").join(name));
     let cursor = shot("0-cursor.png");
     assert_eq!((cursor.width, cursor.height), (640, 360));
+    // Rows 8-39, the first 200 pixels: the brush panel's title and buttons.
     let hud_corner = RgbaImage {
         width: 200,
-        height: 1,
-        pixels: cursor.pixels[(30 * 640) * 4..(30 * 640 + 200) * 4].to_vec(),
+        height: 32,
+        pixels: (8..40)
+            .flat_map(|row| cursor.pixels[(row * 640) * 4..(row * 640 + 200) * 4].to_vec())
+            .collect(),
     };
     let dark = count(&hud_corner, |[r, g, b]| r < 80 && g < 80 && b < 80);
     let text = count(&hud_corner, |[r, g, b]| r > 150 && g > 150 && b > 150);
     assert!(
-        dark > 60 && text > 5,
+        dark > 2000 && text > 100,
         "HUD panel at the top left: {dark} dark, {text} text"
     );
     assert!(
@@ -241,6 +252,17 @@ fn a_scripted_session_paints_erases_undoes_and_saves_what_replay_reproduces() {
     assert!(
         back < 0.002,
         "undo restores the view ({back} of pixels differ)"
+    );
+    let more = shot("6-more.png");
+    assert!(
+        differing_share(&scene(&undone), &scene(&more)) > 0.01,
+        "more flowers appear"
+    );
+    let opened = shot("7-opened.png");
+    let reverted = differing_share(&scene(&undone), &scene(&opened));
+    assert!(
+        reverted < 0.002,
+        "opening the saved session shows it again ({reverted} of pixels differ)"
     );
 }
 

@@ -11,39 +11,13 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use sylva_scatter::Preset;
 use sylva_terrain::Landmark;
 use sylva_viewer::cache_source::CacheSource;
-use sylva_viewer::loader::{LoadedProp, PropSource};
+use sylva_viewer::loader::PropSource;
 use sylva_viewer::workspace::{open_world, TerrainChoice, Workspace, WorkspaceOptions, WorldHost};
-use sylva_world::World;
 
 const PRESET: &str = "mixed_forest";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A world without a GPU: installing a prop gives the registry its shape.
-struct Bare(World);
-
-impl WorldHost for Bare {
-    fn world(&self) -> &World {
-        &self.0
-    }
-
-    fn world_mut(&mut self) -> &mut World {
-        &mut self.0
-    }
-
-    fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String> {
-        let entry = sylva_cache::Entry::parse(&loaded.bytes).map_err(|e| e.to_string())?;
-        self.0
-            .set_prop_shape(prop, sylva_runtime::shape_of(&entry))
-            .map(drop)
-            .map_err(|e| e.to_string())
-    }
-
-    fn uninstall(&mut self, prop: &str) -> Result<(), String> {
-        self.0.remove_prop_shape(prop).map_err(|e| e.to_string())
-    }
 }
 
 fn options(folder: &Path) -> WorkspaceOptions {
@@ -72,12 +46,12 @@ fn fresh_cache(folder: &Path, from_committed: bool) {
 /// What the prototype did: load (baking if need be) every prop the preset can place,
 /// then dab.
 fn load_then_dab(folder: &Path, cache: &Path) {
-    let mut host = Bare(open_world(&options(folder)).unwrap());
+    let mut host = open_world(&options(folder)).unwrap();
     let text = std::fs::read_to_string(repo().join(format!("presets/{PRESET}.ron"))).unwrap();
     let preset = Preset::parse(&text, PRESET).unwrap();
     let brush = preset.brush;
-    let name = host.0.use_preset(PRESET, preset.clone()).unwrap();
-    let catalog = host.0.editor().catalog().clone();
+    let name = host.use_preset(PRESET, preset.clone()).unwrap();
+    let catalog = host.editor().catalog().clone();
     let source = CacheSource::new(&repo().join("assets"), cache);
     for pick in &preset.picks {
         for &i in &catalog.category(&pick.category).unwrap().props {
@@ -85,8 +59,8 @@ fn load_then_dab(folder: &Path, cache: &Path) {
             host.install(prop, &source.load(prop).unwrap()).unwrap();
         }
     }
-    host.0.begin_paint(&name, brush).unwrap();
-    host.0.dab(Landmark::Meadow.position()).unwrap();
+    host.begin_paint(&name, brush).unwrap();
+    host.dab(Landmark::Meadow.position()).unwrap();
 }
 
 fn first_stroke(c: &mut Criterion) {
@@ -102,7 +76,7 @@ fn first_stroke(c: &mut Criterion) {
                     &repo().join("assets"),
                     &repo().join("cache"),
                 ));
-                let world = Bare(open_world(&options(dir.path())).unwrap());
+                let world = open_world(&options(dir.path())).unwrap();
                 let mut workspace = Workspace::open(options(dir.path()), world, source).unwrap();
                 workspace.pick_preset_named(PRESET).unwrap();
                 workspace

@@ -167,6 +167,7 @@ struct App {
     frames: usize,
     screenshots: Vec<Screenshot>,
     saved: Vec<String>,
+    opened: Vec<String>,
     quit: bool,
 }
 
@@ -207,6 +208,7 @@ impl App {
             frames: 0,
             screenshots: Vec::new(),
             saved: Vec::new(),
+            opened: Vec::new(),
             quit: false,
         }
     }
@@ -421,6 +423,10 @@ impl App {
                 Ok(path) => self.saved.push(path.display().to_string()),
                 Err(e) => self.workspace.error(e.to_string()),
             },
+            Command::Open => match self.workspace.open_session(None) {
+                Ok(path) => self.opened.push(path.display().to_string()),
+                Err(e) => self.workspace.error(e.to_string()),
+            },
             Command::PickPreset(index) => {
                 if let Err(e) = self.workspace.pick_preset(index) {
                     self.workspace.error(e.to_string());
@@ -501,6 +507,13 @@ impl App {
                     .map_err(|e| e.to_string())?;
                 self.saved.push(path.display().to_string());
             }
+            Act::Open(path) => {
+                let path = self
+                    .workspace
+                    .open_session(path.as_deref())
+                    .map_err(|e| e.to_string())?;
+                self.opened.push(path.display().to_string());
+            }
         }
         Ok(())
     }
@@ -532,6 +545,7 @@ impl App {
             placements: painter.len(),
             digest: painter.digest(),
             saved: self.saved.clone(),
+            opened: self.opened.clone(),
             autosave: self.workspace.autosave().path().display().to_string(),
             autosaves: self.workspace.autosave().writes(),
             first_stroke_ms: self.workspace.first_stroke_ms().values().to_vec(),
@@ -598,6 +612,7 @@ fn key_of(code: VirtualKeyCode) -> Option<Key> {
         K::E => Key::E,
         K::Z => Key::Z,
         K::Y => Key::Y,
+        K::O => Key::O,
         K::Up => Key::Up,
         K::Down => Key::Down,
         K::Left => Key::Left,

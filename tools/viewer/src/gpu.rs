@@ -61,6 +61,12 @@ impl WorldHost for Runtime {
     fn uninstall(&mut self, prop: &str) -> Result<(), String> {
         self.unload(prop).map_err(|e| e.to_string())
     }
+
+    fn replace_world(&mut self, world: World) -> Result<(), String> {
+        Runtime::replace_world(self, world)
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// A window surface and the renderer context to build the runtime on.

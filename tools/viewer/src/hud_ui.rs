@@ -137,6 +137,7 @@ fn brush_panel(ctx: &CtxRef, model: &HudModel, commands: &mut Vec<Command>) {
                     ("undo", Command::Undo),
                     ("redo", Command::Redo),
                     ("save", Command::Save),
+                    ("revert", Command::Open),
                     ("r−", Command::ScaleRadius(1.0 / BRUSH_STEP)),
                     ("r+", Command::ScaleRadius(BRUSH_STEP)),
                     ("d−", Command::ScaleDensity(1.0 / BRUSH_STEP)),

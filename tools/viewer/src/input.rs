@@ -32,6 +32,7 @@ pub enum Key {
     E,
     Z,
     Y,
+    O,
     Up,
     Down,
     Left,
@@ -48,7 +49,7 @@ pub enum Key {
     Digit(u8),
 }
 
-const NAMED_KEYS: [(&str, Key); 21] = [
+const NAMED_KEYS: [(&str, Key); 22] = [
     ("shift", Key::Shift),
     ("ctrl", Key::Ctrl),
     ("tab", Key::Tab),
@@ -61,6 +62,7 @@ const NAMED_KEYS: [(&str, Key); 21] = [
     ("e", Key::E),
     ("z", Key::Z),
     ("y", Key::Y),
+    ("o", Key::O),
     ("up", Key::Up),
     ("down", Key::Down),
     ("left", Key::Left),
@@ -140,6 +142,8 @@ pub enum Command {
     Undo,
     Redo,
     Save,
+    /// Open the session file again (revert to the last save).
+    Open,
     /// Pick the preset at this index of the preset list.
     PickPreset(usize),
     /// Multiply the brush radius by this factor.
@@ -242,6 +246,7 @@ impl Controls {
             Key::Z if ctrl => Command::Undo,
             Key::Y if ctrl => Command::Redo,
             Key::S if ctrl => Command::Save,
+            Key::O if ctrl => Command::Open,
             Key::Escape => Command::Quit,
             Key::Tab => Command::ToggleCameraMode,
             Key::E if !ctrl => Command::ToggleEraseMode,
@@ -361,11 +366,11 @@ mod tests {
     }
 
     #[test]
-    fn ctrl_shortcuts_undo_redo_and_save() {
+    fn ctrl_shortcuts_undo_redo_save_and_open() {
         let mut c = Controls::default();
         let press = |k| [key(k, true), key(k, false)];
         let mut events = vec![key(Key::Ctrl, true)];
-        for k in [Key::Z, Key::Y, Key::S] {
+        for k in [Key::Z, Key::Y, Key::S, Key::O] {
             events.extend(press(k));
         }
         events.push(key(Key::Shift, true));
@@ -373,7 +378,13 @@ mod tests {
         let out = run(&mut c, &events);
         assert_eq!(
             out,
-            [Command::Undo, Command::Redo, Command::Save, Command::Redo]
+            [
+                Command::Undo,
+                Command::Redo,
+                Command::Save,
+                Command::Open,
+                Command::Redo
+            ]
         );
     }
 

@@ -19,6 +19,8 @@
 //!                            #   wait bake (the watcher re-baked a prop, and it loaded)
 //! screenshot out/a.png       # write the next frame to a PNG
 //! save out/run.session.ron   # save the session (default: the session file)
+//! open out/run.session.ron   # open a session in place of this one (default: the
+//!                            #   session file, i.e. revert to the last save)
 //! ```
 
 use std::path::PathBuf;
@@ -77,6 +79,7 @@ pub enum Act {
     Density(f32),
     Screenshot(PathBuf),
     Save(Option<PathBuf>),
+    Open(Option<PathBuf>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -266,9 +269,13 @@ fn parse_action(line: &str) -> Result<Action, String> {
             arity(0..=1, "an optional path")?;
             Ok(Action::Do(Act::Save(args.first().map(PathBuf::from))))
         }
+        "open" => {
+            arity(0..=1, "an optional path")?;
+            Ok(Action::Do(Act::Open(args.first().map(PathBuf::from))))
+        }
         other => Err(format!(
             "unknown step `{other}` (known: move, down, up, drag, key, press, release, wheel, \
-             camera, preset, radius, density, wait, screenshot, save)"
+             camera, preset, radius, density, wait, screenshot, save, open)"
         )),
     }
 }

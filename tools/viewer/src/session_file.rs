@@ -79,6 +79,13 @@ impl Autosave {
         &self.path
     }
 
+    /// Autosaves go to `path` from now on (a session opened in place of the last
+    /// one); the count of writes goes on.
+    pub fn move_to(&mut self, path: PathBuf) {
+        self.path = path;
+        self.saved_events = None;
+    }
+
     /// Autosaves written so far.
     pub fn writes(&self) -> u32 {
         self.writes

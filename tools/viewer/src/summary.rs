@@ -20,6 +20,8 @@ pub struct RunSummary {
     pub digest: String,
     /// Session files written by `save` steps and Ctrl+S.
     pub saved: Vec<String>,
+    /// Session files opened by `open` steps and Ctrl+O.
+    pub opened: Vec<String>,
     pub autosave: String,
     pub autosaves: u32,
     /// Main-thread milliseconds of the first dab after each preset pick.

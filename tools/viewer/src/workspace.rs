@@ -54,6 +54,8 @@ pub enum WorkspaceError {
     NoPresetAt { index: usize, count: usize },
     #[error("{0}")]
     BrokenPreset(String),
+    #[error("opening {path}: {reason}")]
+    Open { path: PathBuf, reason: String },
 }
 
 /// Holds the [`World`] a workspace edits and takes in the props it loads.
@@ -66,6 +68,38 @@ pub trait WorldHost {
     fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String>;
     /// Forgets a prop whose file is gone; its placements stay, drawn again if it returns.
     fn uninstall(&mut self, prop: &str) -> Result<(), String>;
+    /// Puts `world` (a session opened from a file) in place of the current one,
+    /// keeping the props installed so far. On failure the current world stays.
+    fn replace_world(&mut self, world: World) -> Result<(), String>;
+}
+
+/// A world without a GPU (tests, benchmarks, headless tools): installing a prop gives
+/// the registry its shape.
+impl WorldHost for World {
+    fn world(&self) -> &World {
+        self
+    }
+
+    fn world_mut(&mut self) -> &mut World {
+        self
+    }
+
+    fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String> {
+        let entry = sylva_cache::Entry::parse(&loaded.bytes).map_err(|e| e.to_string())?;
+        self.set_prop_shape(prop, sylva_runtime::shape_of(&entry))
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+
+    fn uninstall(&mut self, prop: &str) -> Result<(), String> {
+        self.remove_prop_shape(prop).map_err(|e| e.to_string())
+    }
+
+    fn replace_world(&mut self, mut world: World) -> Result<(), String> {
+        world.adopt_prop_shapes(self).map_err(|e| e.to_string())?;
+        *self = world;
+        Ok(())
+    }
 }
 
 /// Where the terrain comes from.
@@ -597,6 +631,45 @@ impl<H: WorldHost> Workspace<H> {
         let path = path.unwrap_or(&self.options.session).to_owned();
         session_file::save(self.world().editor().session(), &path)?;
         self.info(format!("saved {}", path.display()));
+        Ok(path)
+    }
+
+    /// Opens the session journal at `path` (default: the session file, which reverts to
+    /// the last save) in place of the one being painted: its placements replayed bit
+    /// for bit, its undo history, its terrain. Later saves and autosaves go to `path`.
+    /// Props already loaded stay; the session's others load in the background. On
+    /// error the current session stays as it was.
+    pub fn open_session(&mut self, path: Option<&Path>) -> Result<PathBuf, WorkspaceError> {
+        self.end_stroke();
+        let path = path.unwrap_or(&self.options.session).to_owned();
+        let session = session_file::load(&path)?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let terrain = terrain_of(&session.terrain, base)?;
+        let (world, _) = World::replay(terrain, &session, &LodConfig::default())?;
+        self.host
+            .replace_world(world)
+            .map_err(|reason| WorkspaceError::Open {
+                path: path.clone(),
+                reason,
+            })?;
+        self.autosave.move_to(session_file::autosave_path(&path));
+        self.options.session = path.clone();
+        self.catalog = current_catalog(self.host.world());
+        self.last_stroke = None;
+        // The active preset paints on, registered in the opened session's journal.
+        if let Some(active) = &mut self.active {
+            active.session_name = self
+                .host
+                .world_mut()
+                .use_preset(&active.stem, active.preset.clone())?;
+        }
+        self.request_placed_props();
+        self.preload_active();
+        self.info(format!(
+            "opened {}: {} placements",
+            path.display(),
+            self.world().editor().painter().len()
+        ));
         Ok(path)
     }
 

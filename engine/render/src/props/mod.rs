@@ -123,6 +123,19 @@ impl PropsRenderer {
         self.props.remove(&prop);
     }
 
+    /// A new registry replaces the one the buckets mirrored (a session opened in place):
+    /// every bucket goes, to be mirrored afresh from the new registry's changes, and
+    /// each prop's geometry is filed under its new key, `(old, new)`; props not listed
+    /// go too.
+    pub fn adopt_registry(&mut self, keys: &[(PropKey, PropKey)]) {
+        self.buckets.clear();
+        let mut previous = std::mem::take(&mut self.props);
+        self.props = keys
+            .iter()
+            .filter_map(|(old, new)| Some((*new, previous.remove(old)?)))
+            .collect();
+    }
+
     /// Applies what the registry changed since the last drain: frees removed buckets,
     /// grows buffers that must grow (copying live slots on the GPU) and uploads only the
     /// dirty slot runs.

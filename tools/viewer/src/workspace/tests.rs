@@ -5,7 +5,6 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use glam::Vec2;
-use sylva_cache::Entry;
 use sylva_scatter::Editor;
 use sylva_terrain::Landmark;
 
@@ -15,28 +14,6 @@ use crate::loader::LoadedProp;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A world without a GPU: installing a prop gives the registry its shape.
-impl WorldHost for World {
-    fn world(&self) -> &World {
-        self
-    }
-
-    fn world_mut(&mut self) -> &mut World {
-        self
-    }
-
-    fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String> {
-        let entry = Entry::parse(&loaded.bytes).map_err(|e| e.to_string())?;
-        self.set_prop_shape(prop, sylva_runtime::shape_of(&entry))
-            .map(drop)
-            .map_err(|e| e.to_string())
-    }
-
-    fn uninstall(&mut self, prop: &str) -> Result<(), String> {
-        self.remove_prop_shape(prop).map_err(|e| e.to_string())
-    }
 }
 
 /// Entries of the committed cache, whose loads wait until `open`; every call is
@@ -291,6 +268,77 @@ fn a_continued_session_picks_up_where_it_was_saved() {
     let mut fresh = options(f.dir.path());
     fresh.continue_session = false;
     assert_eq!(open(fresh, gate).world().editor().painter().len(), 0);
+}
+
+#[test]
+fn opening_the_saved_session_reverts_to_it_and_keeps_the_loaded_props() {
+    let mut f = fixture(Gate::opened());
+    f.workspace.pick_preset_named("mixed_forest").unwrap();
+    stroke(&mut f.workspace, false, Landmark::Meadow.position(), 3);
+    wait_for_loads(&mut f.workspace);
+    f.workspace.save(None).unwrap();
+    let saved = f.workspace.world().editor().painter().digest();
+    let (saved_len, saved_instances) = (placements(&f.workspace), instances(&f.workspace));
+    let started = f.workspace.load_counters().started;
+
+    stroke(&mut f.workspace, false, Landmark::Lake.position(), 3);
+    assert!(placements(&f.workspace) > saved_len);
+    f.workspace.open_session(None).unwrap();
+    assert_eq!(f.workspace.world().editor().painter().digest(), saved);
+    // Every saved placement has its instances at once: its props stayed loaded.
+    assert_eq!(instances(&f.workspace), saved_instances);
+    assert_eq!(f.workspace.load_counters().started, started);
+    assert_eq!(f.workspace.world().registry().pending_len(), 0);
+
+    // The active preset paints on in the opened session, which undoes like the saved one.
+    stroke(&mut f.workspace, false, Landmark::Lake.position(), 2);
+    assert!(placements(&f.workspace) > saved_len);
+    f.workspace.undo();
+    assert_eq!(f.workspace.world().editor().painter().digest(), saved);
+    f.workspace.undo();
+    assert_eq!(placements(&f.workspace), 0);
+}
+
+#[test]
+fn opening_another_session_moves_saves_there_and_a_broken_one_changes_nothing() {
+    let mut f = fixture(Gate::opened());
+    f.workspace.pick_preset_named("beach").unwrap();
+    stroke(&mut f.workspace, false, Landmark::Beach.position(), 3);
+    let other = f.dir.path().join("other.session.ron");
+    f.workspace.save(Some(&other)).unwrap();
+    let beach = f.workspace.world().editor().painter().digest();
+    stroke(
+        &mut f.workspace,
+        false,
+        Landmark::Beach.position() + Vec2::X * 30.0,
+        3,
+    );
+    let current = f.workspace.world().editor().painter().digest();
+
+    let broken = f.dir.path().join("broken.session.ron");
+    let text = std::fs::read_to_string(&other).unwrap();
+    std::fs::write(&broken, &text[..text.len() / 2]).unwrap();
+    let error = f.workspace.open_session(Some(&broken)).unwrap_err();
+    assert!(error.to_string().contains("broken.session.ron"), "{error}");
+    assert_eq!(f.workspace.world().editor().painter().digest(), current);
+    assert_eq!(
+        f.workspace.autosave().path(),
+        session_file::autosave_path(&f.dir.path().join("run.session.ron"))
+    );
+
+    f.workspace.open_session(Some(&other)).unwrap();
+    assert_eq!(f.workspace.world().editor().painter().digest(), beach);
+    stroke(
+        &mut f.workspace,
+        false,
+        Landmark::Beach.position() - Vec2::X * 30.0,
+        2,
+    );
+    assert_eq!(f.workspace.save(None).unwrap(), other);
+    assert_eq!(
+        f.workspace.autosave().path(),
+        session_file::autosave_path(&other)
+    );
 }
 
 #[test]
