@@ -27,16 +27,19 @@ pub const MATERIAL_UNIFORM_SIZE: u64 = 32;
 const VERTEX_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
     0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Unorm8x4
 ];
+/// What an opaque shadow caster reads of a vertex: its position.
+const POSITION_ATTRIBUTE: [VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Float32x3];
 const INSTANCE_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
     4 => Float32x4, 5 => Float32x4, 6 => Float32x4, 7 => Float32x4
 ];
 
-fn vertex_buffers() -> [VertexBufferLayout<'static>; 2] {
+/// The shared vertex buffer read for `attributes`, then the instance buffer.
+fn vertex_buffers(attributes: &'static [VertexAttribute]) -> [VertexBufferLayout<'static>; 2] {
     [
         VertexBufferLayout {
             array_stride: VERTEX_STRIDE as u64,
             step_mode: VertexStepMode::Vertex,
-            attributes: &VERTEX_ATTRIBUTES,
+            attributes,
         },
         VertexBufferLayout {
             array_stride: INSTANCE_STRIDE,
@@ -192,7 +195,7 @@ fn forward_pipeline(
     front_face: FrontFace,
     key: PipelineKey,
 ) -> RenderPipeline {
-    let buffers = vertex_buffers();
+    let buffers = vertex_buffers(&VERTEX_ATTRIBUTES);
     renderer
         .device
         .create_render_pipeline(&RenderPipelineDescriptor {
@@ -241,7 +244,12 @@ fn shadow_pipeline(
     front_face: FrontFace,
     masked: bool,
 ) -> RenderPipeline {
-    let buffers = vertex_buffers();
+    // Opaque casters read positions only; masked ones need UVs and colours to discard.
+    let buffers = vertex_buffers(if masked {
+        &VERTEX_ATTRIBUTES
+    } else {
+        &POSITION_ATTRIBUTE
+    });
     renderer
         .device
         .create_render_pipeline(&RenderPipelineDescriptor {
@@ -253,7 +261,11 @@ fn shadow_pipeline(
             layout: Some(layout),
             vertex: VertexState {
                 module,
-                entry_point: "vs_shadow",
+                entry_point: if masked {
+                    "vs_shadow_masked"
+                } else {
+                    "vs_shadow"
+                },
                 buffers: &buffers,
             },
             // As rend3's shadow pass: back faces into the map, biased towards the light.

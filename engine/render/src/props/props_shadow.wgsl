@@ -20,14 +20,28 @@ var base_color_texture: texture_2d<f32>;
 [[group(1), binding(2)]]
 var material_sampler: sampler;
 
-struct VertexInput {
-    [[location(0)]] position: vec3<f32>;
-    [[location(2)]] uv: vec2<f32>;
-    [[location(3)]] color: vec4<f32>;
+struct Instance {
     [[location(4)]] model0: vec4<f32>;
     [[location(5)]] model1: vec4<f32>;
     [[location(6)]] model2: vec4<f32>;
     [[location(7)]] model3: vec4<f32>;
+};
+
+fn shadow_clip(position: vec3<f32>, i: Instance) -> vec4<f32> {
+    let model = mat4x4<f32>(i.model0, i.model1, i.model2, i.model3);
+    return camera.view_proj * model * vec4<f32>(position, 1.0);
+}
+
+// Opaque casters: positions only.
+[[stage(vertex)]]
+fn vs_shadow([[location(0)]] position: vec3<f32>, instance: Instance) -> [[builtin(position)]] vec4<f32> {
+    return shadow_clip(position, instance);
+}
+
+struct MaskedVertex {
+    [[location(0)]] position: vec3<f32>;
+    [[location(2)]] uv: vec2<f32>;
+    [[location(3)]] color: vec4<f32>;
 };
 
 struct VertexOutput {
@@ -37,10 +51,9 @@ struct VertexOutput {
 };
 
 [[stage(vertex)]]
-fn vs_shadow(v: VertexInput) -> VertexOutput {
-    let model = mat4x4<f32>(v.model0, v.model1, v.model2, v.model3);
+fn vs_shadow_masked(v: MaskedVertex, instance: Instance) -> VertexOutput {
     var out: VertexOutput;
-    out.clip = camera.view_proj * model * vec4<f32>(v.position, 1.0);
+    out.clip = shadow_clip(v.position, instance);
     out.uv = v.uv;
     out.alpha = v.color.a;
     return out;
