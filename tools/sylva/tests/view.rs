@@ -104,7 +104,7 @@ fn image(path: &Path) -> RgbaImage {
 
 /// The rows below the HUD panels and their shadows, where only the 3D view shows.
 fn scene(image: &RgbaImage) -> RgbaImage {
-    let top = 240;
+    let top = 256;
     let row = image.width as usize * 4;
     RgbaImage {
         width: image.width,

@@ -185,6 +185,10 @@ fn render_lines<H: WorldHost>(
             thousands(draw.triangles)
         ),
         format!(
+            "shadows: {} instances · {} draw calls",
+            draw.shadow_instances, draw.shadow_draw_calls
+        ),
+        format!(
             "{:.1} FPS · frame {:.0} ms · LOD {}",
             clock.fps(),
             clock.last_ms(),
