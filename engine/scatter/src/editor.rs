@@ -8,7 +8,7 @@ use glam::Vec2;
 use sylva_catalog::{Catalog, CatalogSnapshot};
 use sylva_terrain::Terrain;
 
-use crate::painter::{Edit, Painter};
+use crate::painter::{drop_ids, Edit, Painter};
 use crate::preset::{BrushSettings, Preset, MAX_RADIUS};
 use crate::report::StrokeReport;
 use crate::session::{Event, Session, SessionError};
@@ -385,14 +385,16 @@ fn find_preset<'a>(
 /// Folds `next` into `total`: a placement added and removed within one stroke (evicted
 /// by the cap) is neither.
 fn merge(total: &mut Edit, next: &Edit) {
+    // `total.added` is in creation order, so in id order.
+    let mut evicted_own = Vec::new();
     for p in &next.removed {
-        match total.added.iter().position(|a| a.id == p.id) {
-            Some(i) => {
-                total.added.remove(i);
-            }
-            None => total.removed.push(p.clone()),
+        match total.added.binary_search_by_key(&p.id, |a| a.id) {
+            Ok(_) => evicted_own.push(p.id),
+            Err(_) => total.removed.push(p.clone()),
         }
     }
+    evicted_own.sort_unstable();
+    drop_ids(&mut total.added, &evicted_own);
     total.added.extend(next.added.iter().cloned());
 }
 

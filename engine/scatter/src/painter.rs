@@ -148,6 +148,9 @@ impl Painter {
             candidates: candidates as u32,
             ..Default::default()
         };
+        // Placements of this very dab that the cap evicted again, oldest first; they
+        // leave `edit.added` in one pass at the end.
+        let mut evicted_own = Vec::new();
         for outcome in outcomes {
             let candidate = match outcome {
                 Ok(c)
@@ -169,7 +172,7 @@ impl Painter {
                 }
             };
             if self.live.len() >= self.cap {
-                self.evict_oldest(edit);
+                self.evict_oldest(edit, &mut evicted_own);
                 report.evicted += 1;
             }
             let category = &catalog.categories()[candidate.category];
@@ -187,6 +190,7 @@ impl Painter {
             edit.added.push(placement);
             report.placed += 1;
         }
+        drop_ids(&mut edit.added, &evicted_own);
         report.micros = started.elapsed().as_micros() as u64;
         Ok(report)
     }
@@ -240,18 +244,28 @@ impl Painter {
         Some(placement)
     }
 
-    fn evict_oldest(&mut self, edit: &mut Edit) {
+    /// Evicts the oldest placement. One made earlier in this same edit simply never
+    /// happened: its id goes to `evicted_own` (to leave `edit.added` later) instead of
+    /// into `edit.removed`.
+    fn evict_oldest(&mut self, edit: &mut Edit, evicted_own: &mut Vec<PlacementId>) {
         let Some((&oldest, _)) = self.live.first_key_value() else {
             return;
         };
         let placement = self.take(oldest).expect("the first key is live");
-        // A placement made earlier in this same edit simply never happened.
+        // `added` is in creation order, so in id order.
         match edit.added.binary_search_by_key(&oldest, |p| p.id) {
-            Ok(index) => {
-                edit.added.remove(index);
-            }
+            Ok(_) => evicted_own.push(oldest),
             Err(_) => edit.removed.push(placement),
         }
+    }
+}
+
+/// Removes the placements whose ids are in `ids` (sorted) from `placements`, in one
+/// pass: removing them one by one from the front shifted the rest each time, quadratic
+/// in a dab or stroke that overflows the cap.
+pub(crate) fn drop_ids(placements: &mut Vec<Placement>, ids: &[PlacementId]) {
+    if !ids.is_empty() {
+        placements.retain(|p| ids.binary_search(&p.id).is_err());
     }
 }
 

@@ -189,7 +189,7 @@ fn a_category_without_props_rejects_with_its_reason() {
 fn placement_cap_evicts_the_oldest_first() {
     let terrain = default_world();
     let mut painter = Painter::new(11, 50);
-    let (first, _) = dab_at(
+    let (first, first_edit) = dab_at(
         &mut painter,
         &terrain,
         Landmark::Meadow.position(),
@@ -198,6 +198,12 @@ fn placement_cap_evicts_the_oldest_first() {
     assert!(first.placed > 50);
     assert_eq!(first.evicted, first.placed - 50);
     assert_eq!(painter.len(), 50);
+    // The dab's own evicted placements never happened: its edit adds exactly the
+    // survivors, in order, and removes nothing.
+    let live: Vec<_> = painter.placements().map(|p| p.id).collect();
+    let added: Vec<_> = first_edit.added.iter().map(|p| p.id).collect();
+    assert_eq!(added, live);
+    assert!(first_edit.removed.is_empty());
     let oldest = painter.placements().next().unwrap().id;
     let (_, edit) = dab_at(
         &mut painter,
@@ -354,6 +360,36 @@ fn undoing_a_stroke_brings_back_what_the_cap_evicted() {
     editor.end_stroke();
     editor.undo();
     assert_eq!(editor.painter().digest(), before);
+}
+
+#[test]
+fn a_stroke_overflowing_the_cap_with_its_own_placements_undoes_and_redoes_exactly() {
+    let terrain = default_world();
+    let mut journal = session();
+    journal.placement_cap = 40;
+    let mut editor = Editor::new(&journal).unwrap();
+    let name = editor.use_preset("test", preset()).unwrap();
+    editor.begin_paint(&name, brush(6.0, 0.5)).unwrap();
+    for step in 0..5 {
+        let at = Landmark::Meadow.position() + Vec2::new(4.0 * step as f32, 0.0);
+        editor.dab(&terrain, at).unwrap();
+    }
+    let report = editor.end_stroke().unwrap();
+    assert!(report.evicted > 40, "{report:?}");
+    let painted = editor.painter().digest();
+    let live: Vec<_> = editor.painter().placements().map(|p| p.id).collect();
+
+    // Undo removes exactly the survivors (the evicted ones never happened) and brings
+    // nothing back; redo adds them again.
+    let undone = editor.undo().unwrap();
+    let removed: Vec<_> = undone.removed.iter().map(|p| p.id).collect();
+    assert_eq!(removed, live);
+    assert!(undone.added.is_empty());
+    assert!(editor.painter().is_empty());
+    let redone = editor.redo().unwrap();
+    let added: Vec<_> = redone.added.iter().map(|p| p.id).collect();
+    assert_eq!(added, live);
+    assert_eq!(editor.painter().digest(), painted);
 }
 
 #[test]
