@@ -342,13 +342,19 @@ fn undo_and_redo_restore_exact_states() {
     assert_eq!(editor.painter().digest(), erased);
 }
 
-#[test]
-fn undoing_a_stroke_brings_back_what_the_cap_evicted() {
-    let terrain = default_world();
+/// An editor capped at 40 placements with the test preset registered, and its name.
+fn editor_capped_at_40() -> (Editor, String) {
     let mut journal = session();
     journal.placement_cap = 40;
     let mut editor = Editor::new(&journal).unwrap();
     let name = editor.use_preset("test", preset()).unwrap();
+    (editor, name)
+}
+
+#[test]
+fn undoing_a_stroke_brings_back_what_the_cap_evicted() {
+    let terrain = default_world();
+    let (mut editor, name) = editor_capped_at_40();
     editor.begin_paint(&name, brush(6.0, 0.5)).unwrap();
     editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
     editor.end_stroke();
@@ -365,10 +371,7 @@ fn undoing_a_stroke_brings_back_what_the_cap_evicted() {
 #[test]
 fn a_stroke_overflowing_the_cap_with_its_own_placements_undoes_and_redoes_exactly() {
     let terrain = default_world();
-    let mut journal = session();
-    journal.placement_cap = 40;
-    let mut editor = Editor::new(&journal).unwrap();
-    let name = editor.use_preset("test", preset()).unwrap();
+    let (mut editor, name) = editor_capped_at_40();
     editor.begin_paint(&name, brush(6.0, 0.5)).unwrap();
     for step in 0..5 {
         let at = Landmark::Meadow.position() + Vec2::new(4.0 * step as f32, 0.0);
