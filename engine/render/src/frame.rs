@@ -83,10 +83,11 @@ pub fn draw_frame_with_overlays<'a>(
     // After `ready`: it is what registers a newly added sky texture.
     context.skybox.ready(&renderer);
     let view_proj = camera.view_proj(width as f32 / height as f32);
-    let stats = props.prepare_frame(&renderer, &ready, registry, view_proj);
+    let lights = scene.light_reach();
+    let stats = props.prepare_frame(&renderer, &ready, registry, view_proj, &lights);
     let props: &'a PropsRenderer = props;
     let gizmos = overlays.gizmos.map(|(gizmos, gizmo_registry)| {
-        gizmos.prepare_frame(&renderer, &ready, gizmo_registry, view_proj);
+        gizmos.prepare_frame(&renderer, &ready, gizmo_registry, view_proj, &lights);
         &*gizmos
     });
 

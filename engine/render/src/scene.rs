@@ -16,6 +16,7 @@ use crate::camera::CameraView;
 use crate::context::RenderContext;
 use crate::convert;
 use crate::error::RenderError;
+use crate::props::LightReach;
 
 /// Direction the sunlight travels: from the west-south-west, 40° up, so shadows fall
 /// sideways in views from the south and the eastern cliff's west face is lit.
@@ -26,6 +27,8 @@ pub struct Scene {
     _terrain: (MaterialHandle, Vec<(MeshHandle, ObjectHandle)>),
     sun: DirectionalLightHandle,
     _sky: TextureHandle,
+    /// The terrain's lowest point: nothing below it receives a shadow.
+    floor: f32,
 }
 
 impl Scene {
@@ -44,7 +47,16 @@ impl Scene {
             _terrain: terrain_parts,
             sun,
             _sky: sky,
+            floor: terrain.height_range().0,
         })
+    }
+
+    /// How far each directional light's shadows reach, in rend3's light order.
+    pub fn light_reach(&self) -> [LightReach; 1] {
+        [LightReach {
+            direction: SUN_DIRECTION.normalize(),
+            floor: self.floor,
+        }]
     }
 
     /// Sizes the sun's shadow box for `camera`. rend3 centres a cube of side `distance`

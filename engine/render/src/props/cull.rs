@@ -44,6 +44,42 @@ impl Frustum {
             .iter()
             .all(|p| p.truncate().dot(center) + p.w >= -radius)
     }
+
+    /// Whether the sphere, or the shadow it casts with `light`, can reach inside: the
+    /// sphere swept along the light's direction down to its floor (below which nothing
+    /// receives shadows) must reach each plane's inner side. Conservative: a caster kept
+    /// may still shadow nothing in view, but none that does is refused.
+    pub fn may_hold_shadow_of(&self, center: Vec3, radius: f32, light: &LightReach) -> bool {
+        let sweep = light.sweep_to_floor(center.y + radius);
+        self.planes.iter().all(|p| {
+            let normal = p.truncate();
+            let start = normal.dot(center) + p.w;
+            // Distance along the plane's normal is linear in the sweep: the far end, or
+            // for an endless sweep the direction, decides whether it ever gets inside.
+            let reaches = match sweep {
+                Some(t) => start + t * normal.dot(light.direction) >= -radius,
+                None => normal.dot(light.direction) > 0.0,
+            };
+            start >= -radius || reaches
+        })
+    }
+}
+
+/// How far a directional light's shadows reach.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LightReach {
+    /// The direction the light travels.
+    pub direction: Vec3,
+    /// The lowest height that can receive a shadow (the terrain's lowest point).
+    pub floor: f32,
+}
+
+impl LightReach {
+    /// How many `direction`s a point at height `top` travels until it is below the
+    /// floor; `None` (no end) for light that does not go down.
+    fn sweep_to_floor(&self, top: f32) -> Option<f32> {
+        (self.direction.y < 0.0).then(|| ((top - self.floor) / -self.direction.y).max(0.0))
+    }
 }
 
 /// A part's bounding sphere in prop space.
@@ -113,20 +149,21 @@ impl VisibleList {
         self.len = 0;
     }
 
-    /// Appends the runs of `transforms`' slots whose instance of `sphere` the frustum
-    /// can see. A stroke's placements sit in neighbouring slots, so runs are long.
+    /// Appends the runs of `transforms`' slots whose instance of `sphere` the view
+    /// draws (`draws` of its centre and radius). A stroke's placements sit in
+    /// neighbouring slots, so runs are long.
     pub fn add_bucket(
         &mut self,
         key: BucketKey,
         transforms: &[Mat4],
         sphere: Sphere,
-        frustum: &Frustum,
+        draws: impl Fn(Vec3, f32) -> bool,
     ) {
         let start = self.len;
         let mut run: Option<Range<u32>> = None;
         for (slot, model) in (0u32..).zip(transforms) {
             let (center, radius) = sphere.transformed(model);
-            let visible = frustum.intersects_sphere(center, radius);
+            let visible = draws(center, radius);
             match (&mut run, visible) {
                 (Some(r), true) => r.end = slot + 1,
                 (None, true) => run = Some(slot..slot + 1),
@@ -223,6 +260,37 @@ mod tests {
         // Just outside the left edge at 10 m, but its radius reaches in.
         assert!(!f.intersects_sphere(Vec3::new(-30.0, 0.0, 10.0), 1.0));
         assert!(f.intersects_sphere(Vec3::new(-30.0, 0.0, 10.0), 25.0));
+    }
+
+    #[test]
+    fn a_caster_outside_the_view_is_kept_only_if_its_shadow_falls_into_it() {
+        // The camera looks along +z from the origin; light travels along +x and down
+        // at 45°; nothing below height −10 receives shadows.
+        let f = camera();
+        let light = LightReach {
+            direction: Vec3::new(1.0, -1.0, 0.0),
+            floor: -10.0,
+        };
+        // Left of the view and high up: its shadow crosses the view on the way down.
+        let left = Vec3::new(-60.0, 40.0, 40.0);
+        assert!(!f.intersects_sphere(left, 1.0));
+        assert!(f.may_hold_shadow_of(left, 1.0, &light));
+        // The same caster near the ground: its shadow reaches the floor before the view.
+        let low = Vec3::new(-60.0, -8.0, 40.0);
+        assert!(!f.may_hold_shadow_of(low, 1.0, &light));
+        // Right of the view: its shadow moves further right, never into it.
+        let right = Vec3::new(60.0, 0.0, 20.0);
+        assert!(!f.may_hold_shadow_of(right, 1.0, &light));
+        // Behind the camera: light along +x never brings it forward.
+        assert!(!f.may_hold_shadow_of(Vec3::new(0.0, 0.0, -10.0), 1.0, &light));
+        // In view: always kept.
+        assert!(f.may_hold_shadow_of(Vec3::new(0.0, 0.0, 20.0), 1.0, &light));
+        // Light that does not go down is swept without end.
+        let level = LightReach {
+            direction: Vec3::X,
+            floor: -10.0,
+        };
+        assert!(f.may_hold_shadow_of(low, 1.0, &level));
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub use geometry::{
 pub use pipelines::INSTANCE_STRIDE;
 
 use bucket::GpuBucket;
+pub use cull::LightReach;
 use cull::{Frustum, VisibleList};
 use pipelines::Pipelines;
 use upload::{BindingTexture, GpuPart};
@@ -177,28 +178,34 @@ impl PropsRenderer {
         (vertex, index)
     }
 
-    /// Readies a frame: the shadow cameras, and the instances each view can see (the
-    /// camera at `view_proj`, and every directional light), culled by bounding sphere
-    /// against `registry`'s transforms, which the buckets mirror. Returns what the
-    /// camera's view will draw.
+    /// Readies a frame: the shadow cameras, and the instances each view draws, culled
+    /// by bounding sphere against `registry`'s transforms, which the buckets mirror:
+    /// those the camera at `view_proj` sees, and for every directional light those
+    /// inside its shadow box whose shadow can fall into the camera's view (as far as
+    /// `light_reach[i]` says light `i`'s shadows go; a light without one keeps its
+    /// whole box).
+    /// Returns what the camera's view will draw.
     pub fn prepare_frame(
         &mut self,
         renderer: &Renderer,
         ready: &ReadyData,
         registry: &PlacementRegistry,
         view_proj: glam::Mat4,
+        light_reach: &[LightReach],
     ) -> DrawStats {
         self.prepare_shadows(renderer, ready);
-        let frustums: Vec<Frustum> = std::iter::once(view_proj)
-            .chain(
-                ready
-                    .directional_light_cameras
-                    .iter()
-                    .map(|c| convert::from_mat4(c.view_proj())),
-            )
-            .map(Frustum::from_view_proj)
+        let camera = Frustum::from_view_proj(view_proj);
+        let lights: Vec<(Frustum, Option<&LightReach>)> = ready
+            .directional_light_cameras
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let frustum = Frustum::from_view_proj(convert::from_mat4(c.view_proj()));
+                (frustum, light_reach.get(i))
+            })
             .collect();
-        while self.views.len() < frustums.len() {
+        let views = 1 + lights.len();
+        while self.views.len() < views {
             self.views.push(VisibleList::new(renderer));
         }
         for view in &mut self.views {
@@ -217,8 +224,15 @@ impl PropsRenderer {
             // The GPU copy holds the first `count` slots; never list a slot beyond it.
             let transforms = &transforms[..bucket.count.min(transforms.len())];
             stats.instances_in_buckets += transforms.len();
-            for (view, frustum) in self.views.iter_mut().zip(&frustums) {
-                view.add_bucket(key, transforms, part.bounds, frustum);
+            let (seen, shadows) = self.views.split_at_mut(1);
+            seen[0].add_bucket(key, transforms, part.bounds, |c, r| {
+                camera.intersects_sphere(c, r)
+            });
+            for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
+                view.add_bucket(key, transforms, part.bounds, |c, r| {
+                    frustum.intersects_sphere(c, r)
+                        && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
+                });
             }
             if let Some(seen) = self.views[0].range(&key) {
                 let count = seen.len();
@@ -231,7 +245,7 @@ impl PropsRenderer {
                 }
                 stats.instances_per_lod[level] += count;
             }
-            for light in &self.views[1..frustums.len()] {
+            for light in &self.views[1..views] {
                 if let Some(seen) = light.range(&key) {
                     stats.shadow_draw_calls += 1;
                     stats.shadow_instances += seen.len();
@@ -243,7 +257,7 @@ impl PropsRenderer {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("cull props"),
             });
-        for view in &mut self.views[..frustums.len()] {
+        for view in &mut self.views[..views] {
             view.copy_from(renderer, &mut encoder, &self.buckets);
         }
         // Submitted before the frame's passes, after the mirrors' pending uploads.
