@@ -18,9 +18,14 @@ use crate::convert;
 use crate::error::RenderError;
 use crate::props::LightReach;
 
-/// Direction the sunlight travels: from the west-south-west, 40° up, so shadows fall
-/// sideways in views from the south and the eastern cliff's west face is lit.
-pub const SUN_DIRECTION: Vec3 = Vec3::new(0.65, -0.6, 0.3);
+/// Direction the sunlight travels (a unit vector): from the west-south-west, 62° up, so
+/// shadows fall sideways in views from the south and the eastern cliff's west face is
+/// lit. Above 45° on purpose: rend3's shadow box is a cube centred on the camera whose
+/// depth along the light equals its side, and ground past its far face reads as
+/// shadowed. Under a lower sun that always leaves a band of false shadow about 0.7 of
+/// the side away; under a higher one a large enough cube (see [`Scene::fit_shadows`])
+/// reaches the ground beneath everything it covers.
+pub const SUN_DIRECTION: Vec3 = Vec3::new(0.426, -0.883, 0.197);
 
 /// The rend3-side world. Dropping it removes the terrain, sun and sky.
 pub struct Scene {
@@ -61,17 +66,33 @@ impl Scene {
 
     /// Sizes the sun's shadow box for `camera`. rend3 centres a cube of side `distance`
     /// on the camera; ground beyond its far face reads as shadowed, so the cube must
-    /// reach past what the camera looks at, while staying small for sharp close-ups.
+    /// reach past what the camera looks at and down to the lowest ground under what it
+    /// covers, while staying small for sharp close-ups.
     pub fn fit_shadows(&self, renderer: &Renderer, camera: &CameraView) {
-        let reach = camera.eye.distance(camera.target);
         renderer.update_directional_light(
             &self.sun,
             DirectionalLightChange {
-                distance: Some((reach * 3.0).clamp(MIN_SHADOW_DISTANCE, MAX_SHADOW_DISTANCE)),
+                distance: Some(shadow_box_side(camera, self.floor)),
                 ..Default::default()
             },
         );
     }
+}
+
+/// The side of the sun's shadow cube for `camera` over ground no lower than `floor`:
+/// three times the distance it looks over, and at least what keeps the cube's far face
+/// under the ground: a point `h` above the floor needs a side of `2h / (sin θ − cos θ)`
+/// for the sun `θ` above the horizon (ground at the edge of the cube's footprint along
+/// the light is then still inside its depth).
+fn shadow_box_side(camera: &CameraView, floor: f32) -> f32 {
+    let sin = -SUN_DIRECTION.y;
+    let cos = (1.0 - sin * sin).sqrt();
+    let height = (camera.eye.y - floor).max(0.0);
+    let under_ground = 2.0 * height / (sin - cos);
+    let reach = camera.eye.distance(camera.target);
+    (reach * 3.0)
+        .max(under_ground)
+        .clamp(MIN_SHADOW_DISTANCE, MAX_SHADOW_DISTANCE)
 }
 
 /// Shadow cube sides, in metres: 2048 texels over 120 m is 6 cm a texel; over 1,600 m,
