@@ -284,17 +284,21 @@ fn a_hot_swapped_prop_draws_its_new_geometry_with_every_placement_intact() {
     }
     let widened = encode(&asset).unwrap();
 
+    let widen = |runtime: &mut Runtime| {
+        runtime
+            .set_prop(
+                "broadleaf/oak_wide",
+                &entry.entry,
+                entry.revision + 1,
+                &widened,
+            )
+            .unwrap()
+    };
+
     let view = CameraView::landmark(&default_world(), Landmark::Lake);
     let mut swapped = runtime(painted_world(), &cache);
     let (before, before_stats) = swapped.render_image(view, 0.0, SIZE.0, SIZE.1).unwrap();
-    swapped
-        .set_prop(
-            "broadleaf/oak_wide",
-            &entry.entry,
-            entry.revision + 1,
-            &widened,
-        )
-        .unwrap();
+    widen(&mut swapped);
     let (after, after_stats) = swapped.render_image(view, 1.0, SIZE.0, SIZE.1).unwrap();
     assert_eq!(before_stats.placements, after_stats.placements);
     assert_eq!(before_stats.draw.instances, after_stats.draw.instances);
@@ -311,14 +315,7 @@ fn a_hot_swapped_prop_draws_its_new_geometry_with_every_placement_intact() {
 
     // The swapped frame is what a fresh start with the new geometry draws.
     let mut fresh = runtime(painted_world(), &cache);
-    fresh
-        .set_prop(
-            "broadleaf/oak_wide",
-            &entry.entry,
-            entry.revision + 1,
-            &widened,
-        )
-        .unwrap();
+    widen(&mut fresh);
     let (fresh_frame, _) = fresh.render_image(view, 1.0, SIZE.0, SIZE.1).unwrap();
     assert!(fresh_frame == after, "{:?}", fresh_frame.diff(&after, 0));
 }

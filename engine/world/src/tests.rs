@@ -68,15 +68,17 @@ fn expected_instances(world: &World) -> usize {
         .sum()
 }
 
+/// A world on the default terrain holding at most `cap` placements, with the test
+/// preset registered under the returned name.
+fn world_with_preset(cap: usize) -> (World, String) {
+    let mut world = World::new(default_world(), &session(cap), &LodConfig::default()).unwrap();
+    let name = world.use_preset("t", preset()).unwrap();
+    (world, name)
+}
+
 #[test]
 fn every_painted_placement_has_an_instance_per_part() {
-    let mut world = World::new(
-        default_world(),
-        &session(DEFAULT_PLACEMENT_CAP),
-        &LodConfig::default(),
-    )
-    .unwrap();
-    let name = world.use_preset("t", preset()).unwrap();
+    let (mut world, name) = world_with_preset(DEFAULT_PLACEMENT_CAP);
     load_all(&mut world);
     paint(&mut world, &name, Landmark::Meadow.position());
     assert!(world.editor().painter().len() > 50);
@@ -89,8 +91,7 @@ fn every_painted_placement_has_an_instance_per_part() {
 
 #[test]
 fn erase_undo_redo_and_eviction_keep_the_registry_in_step() {
-    let mut world = World::new(default_world(), &session(120), &LodConfig::default()).unwrap();
-    let name = world.use_preset("t", preset()).unwrap();
+    let (mut world, name) = world_with_preset(120);
     load_all(&mut world);
     let at = Landmark::Meadow.position();
     paint(&mut world, &name, at);
@@ -113,13 +114,7 @@ fn erase_undo_redo_and_eviction_keep_the_registry_in_step() {
 
 #[test]
 fn placements_painted_before_their_props_load_appear_when_they_do() {
-    let mut world = World::new(
-        default_world(),
-        &session(DEFAULT_PLACEMENT_CAP),
-        &LodConfig::default(),
-    )
-    .unwrap();
-    let name = world.use_preset("t", preset()).unwrap();
+    let (mut world, name) = world_with_preset(DEFAULT_PLACEMENT_CAP);
     paint(&mut world, &name, Landmark::Meadow.position());
     assert_eq!(instance_count(&world), 0);
     assert_eq!(
@@ -132,13 +127,7 @@ fn placements_painted_before_their_props_load_appear_when_they_do() {
 
 #[test]
 fn a_replayed_journal_rebuilds_the_same_buckets() {
-    let mut live = World::new(
-        default_world(),
-        &session(DEFAULT_PLACEMENT_CAP),
-        &LodConfig::default(),
-    )
-    .unwrap();
-    let name = live.use_preset("t", preset()).unwrap();
+    let (mut live, name) = world_with_preset(DEFAULT_PLACEMENT_CAP);
     load_all(&mut live);
     for landmark in [Landmark::Meadow, Landmark::Mountains, Landmark::Lake] {
         paint(&mut live, &name, landmark.position());

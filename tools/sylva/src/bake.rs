@@ -1,22 +1,18 @@
 //! `sylva bake`: bring the cache up to date with the assets folder.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use sylva_bake::{bake_folder, AssetOutcome, BakeOptions, ChainStats, FolderReport, Status};
-use sylva_cache::CacheDir;
+
+use crate::folders::Folders;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The assets folder holding catalog.ron and the props.
-    #[arg(long, default_value = "assets")]
-    assets: PathBuf,
-    /// The cache folder (committed: CI checks it with `sylva check`).
-    #[arg(long, default_value = "cache")]
-    cache: PathBuf,
+    #[command(flatten)]
+    folders: Folders,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -35,7 +31,7 @@ pub fn run(args: Args) -> Result<()> {
         progress: std::io::stderr().is_terminal().then_some(&progress as _),
         ..BakeOptions::default()
     };
-    let report = bake_folder(&args.assets, &CacheDir::new(&args.cache), &options)?;
+    let report = bake_folder(&args.folders.assets, &args.folders.cache_dir(), &options)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&to_json(&report))?);
     } else {

@@ -1,25 +1,22 @@
 //! `sylva check`: for CI, is the committed cache exactly what a fresh bake writes?
 
-use std::path::PathBuf;
-
 use anyhow::{bail, Result};
 use sylva_bake::check_folder;
-use sylva_cache::CacheDir;
+
+use crate::folders::Folders;
 
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long, default_value = "assets")]
-    assets: PathBuf,
-    #[arg(long, default_value = "cache")]
-    cache: PathBuf,
+    #[command(flatten)]
+    folders: Folders,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let findings = check_folder(&args.assets, &CacheDir::new(&args.cache))?;
+    let findings = check_folder(&args.folders.assets, &args.folders.cache_dir())?;
     if findings.is_empty() {
         println!(
             "{} is current: a fresh bake reproduces it byte for byte",
-            args.cache.display()
+            args.folders.cache.display()
         );
         return Ok(());
     }
@@ -28,7 +25,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     bail!(
         "{} is not current ({} problems); run `sylva bake` and commit the cache",
-        args.cache.display(),
+        args.folders.cache.display(),
         findings.len()
     )
 }

@@ -12,9 +12,9 @@ use sylva_terrain::{default_world, Landmark};
 use std::time::Instant;
 
 use sylva_bake::{bake_folder, BakeOptions};
-use sylva_cache::CacheDir;
 use sylva_render::CameraView;
 
+use crate::folders::Folders;
 use crate::{assets, bake, files, presets, render, show};
 
 #[derive(clap::Args)]
@@ -22,10 +22,8 @@ pub struct Args {
     /// Folder for the session journal and the rendered PNGs.
     #[arg(long, default_value = "out")]
     out: PathBuf,
-    #[arg(long, default_value = "assets")]
-    assets: PathBuf,
-    #[arg(long, default_value = "cache")]
-    cache: PathBuf,
+    #[command(flatten)]
+    folders: Folders,
     #[arg(long, default_value = "presets")]
     presets: PathBuf,
     #[arg(long, default_value_t = 2024)]
@@ -87,9 +85,9 @@ const SCRIPT: [Stroke; 7] = [
 ];
 
 pub fn run(args: Args) -> Result<()> {
-    let cache = CacheDir::new(&args.cache);
+    let cache = args.folders.cache_dir();
     let started = Instant::now();
-    let baked = bake_folder(&args.assets, &cache, &BakeOptions::default())?;
+    let baked = bake_folder(&args.folders.assets, &cache, &BakeOptions::default())?;
     bake::print_report(&baked);
     println!(
         "bake: {} baked, {} current, {} failed in {} ms",
@@ -105,7 +103,7 @@ pub fn run(args: Args) -> Result<()> {
         args.seed,
         DEFAULT_PLACEMENT_CAP,
         TerrainSource::DefaultWorld,
-        assets::snapshot(&args.assets)?,
+        assets::snapshot(&args.folders.assets)?,
     );
     assets::resolve(&session.catalog)?;
     let mut editor = Editor::new(&session)?;

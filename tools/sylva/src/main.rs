@@ -5,6 +5,7 @@ mod bake;
 mod check;
 mod demo;
 mod files;
+mod folders;
 mod paint;
 mod presets;
 mod render;

@@ -1,16 +1,14 @@
 //! `sylva render`: a session's frame, offscreen, to PNG, with the frame's statistics.
 
-use std::fs;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 use sylva_bake::{bake_folder, BakeOptions};
-use sylva_cache::CacheDir;
 use sylva_runtime::FrameStats;
-use sylva_scatter::Session;
 
+use crate::folders::Folders;
 use crate::{bake, show, world};
 
 #[derive(clap::Args)]
@@ -28,11 +26,8 @@ pub struct Args {
     /// `overview`, a landmark (meadow, cliff, beach, lake, mountains) or EX,EY,EZ,TX,TY,TZ.
     #[arg(long, default_value = "overview", allow_hyphen_values = true)]
     camera: String,
-    /// The assets folder; props are baked first if the cache is not current.
-    #[arg(long, default_value = "assets")]
-    assets: PathBuf,
-    #[arg(long, default_value = "cache")]
-    cache: PathBuf,
+    #[command(flatten)]
+    folders: Folders,
     /// Print the frame statistics as JSON.
     #[arg(long)]
     json: bool,
@@ -51,14 +46,10 @@ pub struct RenderOutput {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let text = fs::read_to_string(&args.session)
-        .with_context(|| format!("reading {}", args.session.display()))?;
-    let session = Session::parse(&text, &args.session.display().to_string())?;
-    let base = args.session.parent().unwrap_or(std::path::Path::new("."));
-    let terrain = world::load(&session.terrain, base)?;
+    let (session, terrain) = world::load_session(&args.session)?;
     let camera = show::parse_camera(&args.camera, &terrain)?;
-    let cache = CacheDir::new(&args.cache);
-    let baked = bake_folder(&args.assets, &cache, &BakeOptions::default())?;
+    let cache = args.folders.cache_dir();
+    let baked = bake_folder(&args.folders.assets, &cache, &BakeOptions::default())?;
     if baked.baked() > 0 || baked.failed() > 0 {
         bake::print_report(&baked);
     }

@@ -1,9 +1,8 @@
-use std::fs;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
-use sylva_scatter::{Editor, Session};
+use sylva_scatter::Editor;
 
 use crate::world;
 
@@ -25,11 +24,7 @@ struct Output {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let text = fs::read_to_string(&args.session)
-        .with_context(|| format!("reading {}", args.session.display()))?;
-    let session = Session::parse(&text, &args.session.display().to_string())?;
-    let base = args.session.parent().unwrap_or(std::path::Path::new("."));
-    let terrain = world::load(&session.terrain, base)?;
+    let (session, terrain) = world::load_session(&args.session)?;
     let (editor, _) = Editor::replay(&session, &terrain)
         .with_context(|| format!("replaying {}", args.session.display()))?;
     let output = Output {

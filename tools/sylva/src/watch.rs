@@ -1,21 +1,18 @@
 //! `sylva watch`: bake on every change to the assets folder until interrupted.
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Result;
 use sylva_bake::{watch, WatchOptions};
-use sylva_cache::CacheDir;
 
 use crate::bake::{self, print_changes};
+use crate::folders::Folders;
 
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long, default_value = "assets")]
-    assets: PathBuf,
-    #[arg(long, default_value = "cache")]
-    cache: PathBuf,
+    #[command(flatten)]
+    folders: Folders,
     /// Bake this many milliseconds after the last change of a burst.
     #[arg(long, default_value_t = 200)]
     quiet_ms: u64,
@@ -27,10 +24,13 @@ pub fn run(args: Args) -> Result<()> {
         ..WatchOptions::default()
     };
     let never = AtomicBool::new(false);
-    let cache = CacheDir::new(&args.cache);
-    println!("watching {} (Ctrl-C to stop)", args.assets.display());
+    let cache = args.folders.cache_dir();
+    println!(
+        "watching {} (Ctrl-C to stop)",
+        args.folders.assets.display()
+    );
     watch(
-        &args.assets,
+        &args.folders.assets,
         &cache,
         options,
         &never,

@@ -1,11 +1,12 @@
 //! Building the terrain a command or session asks for, and naming places on it.
 
+use std::fs;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use glam::Vec2;
 use sylva_cache::store::read_regular_file;
-use sylva_scatter::TerrainSource;
+use sylva_scatter::{Session, TerrainSource};
 use sylva_terrain::{default_world, Landmark, Terrain};
 
 /// Loads the terrain of `source`; heightmap paths are relative to `base`, the session's
@@ -22,6 +23,14 @@ pub fn load(source: &TerrainSource, base: &Path) -> Result<Terrain> {
                 .with_context(|| format!("loading heightmap {}", path.display()))
         }
     }
+}
+
+/// Reads the session journal at `path` and loads the terrain it names.
+pub fn load_session(path: &Path) -> Result<(Session, Terrain)> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let session = Session::parse(&text, &path.display().to_string())?;
+    let terrain = load(&session.terrain, path.parent().unwrap_or(Path::new(".")))?;
+    Ok((session, terrain))
 }
 
 /// Parses `meadow` (a landmark of the default world) or `X,Z` (world metres).
