@@ -6,9 +6,9 @@
 use std::ops::Range;
 
 use rend3::Renderer;
-use wgpu::{Buffer, BufferDescriptor, BufferUsages, CommandEncoderDescriptor};
+use wgpu::{Buffer, BufferUsages, CommandEncoderDescriptor};
 
-use super::pipelines::INSTANCE_STRIDE;
+use super::pipelines::{instance_buffer, INSTANCE_STRIDE};
 
 pub struct GpuBucket {
     pub buffer: Buffer,
@@ -20,12 +20,12 @@ pub struct GpuBucket {
 
 impl GpuBucket {
     fn allocate(renderer: &Renderer, capacity: usize) -> Buffer {
-        renderer.device.create_buffer(&BufferDescriptor {
-            label: Some("prop instances"),
-            size: capacity as u64 * INSTANCE_STRIDE,
-            usage: BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        })
+        instance_buffer(
+            renderer,
+            "prop instances",
+            capacity,
+            BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
+        )
     }
 
     pub fn new(renderer: &Renderer, capacity: usize) -> Self {

@@ -8,12 +8,12 @@ use std::ops::Range;
 
 use glam::{Mat4, Vec3, Vec4};
 use rend3::Renderer;
-use wgpu::{Buffer, BufferDescriptor, BufferUsages, CommandEncoder};
+use wgpu::{Buffer, BufferUsages, CommandEncoder};
 
 use sylva_buckets::BucketKey;
 
 use super::bucket::GpuBucket;
-use super::pipelines::INSTANCE_STRIDE;
+use super::pipelines::{instance_buffer, INSTANCE_STRIDE};
 
 /// The clip-space half-spaces of a view, from its view-projection matrix (wgpu clip
 /// space: `−w ≤ x, y ≤ w`, `0 ≤ z ≤ w`; with rend3's infinite reverse-Z projection the
@@ -226,12 +226,12 @@ impl VisibleList {
 const FIRST_CAPACITY: usize = 1024;
 
 fn allocate(renderer: &Renderer, instances: usize) -> Buffer {
-    renderer.device.create_buffer(&BufferDescriptor {
-        label: Some("visible prop instances"),
-        size: instances as u64 * INSTANCE_STRIDE,
-        usage: BufferUsages::VERTEX | BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    })
+    instance_buffer(
+        renderer,
+        "visible prop instances",
+        instances,
+        BufferUsages::VERTEX | BufferUsages::COPY_DST,
+    )
 }
 
 #[cfg(test)]

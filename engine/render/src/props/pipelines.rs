@@ -21,6 +21,21 @@ use super::geometry::VERTEX_STRIDE;
 
 /// Bytes per instance: a column-major model matrix.
 pub const INSTANCE_STRIDE: u64 = 64;
+
+/// A buffer of `instances` model matrices.
+pub fn instance_buffer(
+    renderer: &Renderer,
+    label: &str,
+    instances: usize,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    renderer.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: instances as u64 * INSTANCE_STRIDE,
+        usage,
+        mapped_at_creation: false,
+    })
+}
 /// Bytes of the material uniform: base colour and alpha cutoff, padded.
 pub const MATERIAL_UNIFORM_SIZE: u64 = 32;
 
