@@ -6,7 +6,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use sylva::bake::stages::{simplify_levels, weld, SimplifyInput};
+use sylva::bake::stages::{simplify_levels, weld, SimplifyInput, Wedges};
 use sylva::bake::{bake_asset, bake_folder, AssetSource, BakeOptions, BakeSettings};
 use sylva::cache::{encode, BakedAsset, CacheDir, Entry};
 use sylva::catalog::LodLevel;
@@ -97,7 +97,8 @@ fn simplify_one_level(c: &mut Criterion) {
         ratio: 0.5,
         max_error: 0.01,
     }];
-    let input = SimplifyInput::new(&vertices, &indices, true);
+    let wedges = Wedges::new(&vertices);
+    let input = SimplifyInput::new(&vertices, &wedges, &indices, true);
     let (levels, _) = simplify_levels(&input, &level);
     println!(
         "SheenCloth 50 % LockBorder: {} → {} triangles",
@@ -107,7 +108,10 @@ fn simplify_one_level(c: &mut Criterion) {
     let mut group = c.benchmark_group("simplify_one_level");
     group.sample_size(10);
     group.bench_function("SheenCloth_50pct_lock_border", |b| {
-        b.iter(|| simplify_levels(&SimplifyInput::new(&vertices, &indices, true), &level))
+        b.iter(|| {
+            let input = SimplifyInput::new(&vertices, &Wedges::new(&vertices), &indices, true);
+            simplify_levels(&input, &level)
+        })
     });
     group.finish();
 }

@@ -187,3 +187,57 @@ fn random_byte_flips_never_panic() {
         }
     }
 }
+
+/// The same prop before and after `gltfpack -c` / `-cc` (quantised, meshopt-compressed,
+/// octahedral-filtered normals under `-cc`): the same triangles, and every source
+/// corner has a packed corner within the quantisation step whose normal is within 5°.
+#[test]
+fn gltfpack_meshopt_compressed_files_import_like_their_sources() {
+    use glam::Vec3;
+    use std::collections::HashMap;
+    for (packed, source) in [
+        ("Rock1_gltfpack_c.glb", "quaternius_simple/Rock1.glb"),
+        ("CommonTree_1_gltfpack_cc.glb", "quaternius_nature/CommonTree_1.glb"),
+    ] {
+        let packed = import_file(&gltf_file(packed)).0.unwrap();
+        let source = import_file(&repo().join("tests/data/real").join(source))
+            .0
+            .unwrap();
+        assert_eq!(triangles(&packed), triangles(&source));
+        let corners = |imported: &Imported| -> Vec<(Vec3, Vec3)> {
+            imported
+                .parts
+                .iter()
+                .flat_map(|p| p.indices.iter().map(|&i| p.vertices[i as usize]))
+                .map(|v| (Vec3::from(v.position), Vec3::from(v.normal).normalize()))
+                .collect()
+        };
+        let (packed, source) = (corners(&packed), corners(&source));
+        let (lo, hi) = source.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(lo, hi), (p, _)| (lo.min(*p), hi.max(*p)),
+        );
+        // 14-bit positions: a step is 1/16383 of the extent.
+        let step = (hi - lo).max_element() / 16383.0;
+        let cell = |p: Vec3| ((p - lo) / (4.0 * step)).floor().as_ivec3();
+        let mut grid: HashMap<glam::IVec3, Vec<(Vec3, Vec3)>> = HashMap::new();
+        for &(p, n) in &packed {
+            grid.entry(cell(p)).or_default().push((p, n));
+        }
+        let min_cos = 5f32.to_radians().cos();
+        for &(p, n) in &source {
+            let c = cell(p);
+            let found = (-1..=1).any(|x| {
+                (-1..=1).any(|y| {
+                    (-1..=1).any(|z| {
+                        grid.get(&(c + glam::IVec3::new(x, y, z)))
+                            .into_iter()
+                            .flatten()
+                            .any(|(q, m)| (*q - p).length() <= 2.0 * step && m.dot(n) >= min_cos)
+                    })
+                })
+            });
+            assert!(found, "no packed corner near {p} with normal {n}");
+        }
+    }
+}

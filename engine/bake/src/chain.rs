@@ -1,6 +1,8 @@
 //! A part's LOD chain: weld → vertex-cache optimise → simplify every level from the
-//! full mesh → vertex-cache optimise each level → one vertex-fetch optimisation over all
-//! levels. One vertex buffer for the whole chain, one index buffer per level.
+//! full mesh on its surface (wedges: position, UV, colour) → shade each coarse corner
+//! (closest authored normal, or an appended face-normal vertex on faceted parts) →
+//! vertex-cache optimise each level → one vertex-fetch optimisation over all levels.
+//! One vertex buffer for the whole chain, one index buffer per level.
 
 use serde::Serialize;
 use sylva_cache::{BakedLevel, BakedPart};
@@ -9,8 +11,9 @@ use sylva_mesh::{Aabb, Sphere};
 
 use crate::settings::BakeSettings;
 use crate::stages::{
-    optimize_vertex_cache, optimize_vertex_fetch, simplify_levels, weld, Level, LevelStats,
-    SimplifyInput, VertexCacheStats, VertexFetchStats, WeldStats,
+    optimize_vertex_cache, optimize_vertex_fetch, shade_corners, simplify_levels, weld,
+    FacetStats, Level, LevelStats, SimplifyInput, VertexCacheStats, VertexFetchStats, Wedges,
+    WeldStats,
 };
 
 /// What each stage of one part's chain did.
@@ -26,6 +29,7 @@ pub struct ChainStats {
     pub full_triangles: usize,
     /// The simplified levels (level 0, the full mesh, is not listed).
     pub levels: Vec<LevelStats>,
+    pub facets: FacetStats,
     pub vertex_fetch: VertexFetchStats,
 }
 
@@ -42,10 +46,15 @@ pub fn build_chain(part: &ImportedPart, settings: &BakeSettings) -> (BakedPart, 
     let lock_border = settings.lock_border_for(&part.name);
     let (vertices, indices, weld_stats) = weld(&part.vertices, &part.indices);
     let (full, vertex_cache) = optimize_vertex_cache(&indices, vertices.len());
-    let (simplified, level_stats) = {
-        let input = SimplifyInput::new(&vertices, &full, lock_border);
+    let wedges = Wedges::new(&vertices);
+    let (mut simplified, level_stats) = {
+        let input = SimplifyInput::new(&vertices, &wedges, &full, lock_border);
         simplify_levels(&input, &settings.levels)
     };
+    let (appended, facets) = shade_corners(&vertices, &wedges, &full, &mut simplified);
+    let input_count = vertices.len();
+    let mut vertices = vertices;
+    vertices.extend(appended);
     let mut levels = Vec::with_capacity(simplified.len() + 1);
     levels.push(Level {
         indices: full,
@@ -57,7 +66,7 @@ pub fn build_chain(part: &ImportedPart, settings: &BakeSettings) -> (BakedPart, 
         level.indices = meshopt::optimize_vertex_cache(&level.indices, vertices.len());
         level
     }));
-    let (vertices, vertex_fetch) = optimize_vertex_fetch(&vertices, &mut levels);
+    let (vertices, vertex_fetch) = optimize_vertex_fetch(&vertices, input_count, &mut levels);
 
     let positions = || vertices.iter().map(|v| &v.position);
     let baked = BakedPart {
@@ -84,6 +93,7 @@ pub fn build_chain(part: &ImportedPart, settings: &BakeSettings) -> (BakedPart, 
         vertex_cache,
         full_triangles: indices.len() / 3,
         levels: level_stats,
+        facets,
         vertex_fetch,
     };
     (baked, stats)

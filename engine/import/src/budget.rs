@@ -18,6 +18,13 @@ pub const MAX_VALUES: u64 = 1 << 26;
 pub const PIXEL_BYTES_PER_INPUT_BYTE: u64 = 1024;
 /// Decoded RGBA bytes any import may produce, whatever its size (one 1024² texture).
 pub const MIN_PIXEL_BYTES: u64 = 4 << 20;
+/// Bytes meshoptimizer-compressed buffer views may decode to per byte of input: real
+/// streams expand 2 to 8 times, a constant stream about 60 times.
+pub const DECOMPRESSED_BYTES_PER_INPUT_BYTE: u64 = 64;
+/// Decompressed bytes any import may produce, whatever its size.
+pub const MIN_DECOMPRESSED_BYTES: u64 = 1 << 20;
+/// Decompressed bytes no import may exceed (what the accessor ceiling can read).
+pub const MAX_DECOMPRESSED_BYTES: u64 = MAX_VALUES * 4;
 
 /// What is left of one kind of allowance.
 #[derive(Clone, Copy, Debug)]
@@ -49,6 +56,17 @@ impl Allowance {
             PIXEL_BYTES_PER_INPUT_BYTE,
             MIN_PIXEL_BYTES,
             u64::MAX,
+            input_bytes,
+        )
+    }
+
+    /// Bytes decoded from compressed buffer views for `input_bytes` of file and buffers.
+    pub fn decompressed_bytes(input_bytes: u64) -> Self {
+        Self::new(
+            "decompressed buffer bytes",
+            DECOMPRESSED_BYTES_PER_INPUT_BYTE,
+            MIN_DECOMPRESSED_BYTES,
+            MAX_DECOMPRESSED_BYTES,
             input_bytes,
         )
     }

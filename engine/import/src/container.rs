@@ -14,12 +14,55 @@ const CHUNK_BIN: u32 = 0x004E_4942;
 pub(crate) struct Container<'a> {
     pub root: Root,
     pub bin: Option<&'a [u8]>,
+    /// Extensions the file uses that change no geometry and that sylva does not read.
+    pub ignored: Vec<IgnoredExtension>,
 }
 
-/// Extensions whose data is read (`KHR_mesh_quantization`, `KHR_texture_transform` on
-/// the base colour texture) or only affects shading the renderer does not do.
-const SUPPORTED_EXTENSIONS: [&str; 2] = ["KHR_mesh_quantization", "KHR_texture_transform"];
-const IGNORABLE_EXTENSION_PREFIX: &str = "KHR_materials_";
+/// An extension the file uses whose data sylva leaves out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoredExtension {
+    pub name: String,
+    /// What of the file is left out.
+    pub ignored: &'static str,
+    /// The file lists it in `extensionsRequired`.
+    pub required: bool,
+}
+
+/// Extensions whose data is read: quantised attributes, the base colour texture's
+/// transform, meshoptimizer-compressed buffers, WebP images.
+const SUPPORTED_EXTENSIONS: [&str; 4] = [
+    "KHR_mesh_quantization",
+    "KHR_texture_transform",
+    crate::compression::EXTENSION,
+    "EXT_texture_webp",
+];
+
+/// Extensions that change no geometry: what they add is left out, with a warning.
+fn ignorable(name: &str) -> Option<&'static str> {
+    if name.starts_with("KHR_materials_") {
+        return Some("material properties beyond base colour and alpha");
+    }
+    Some(match name {
+        "KHR_lights_punctual" => "lights",
+        "EXT_lights_image_based" => "image-based lights",
+        "KHR_xmp_json_ld" | "KHR_xmp" => "metadata",
+        "KHR_animation_pointer" => "animations",
+        _ => return None,
+    })
+}
+
+/// Geometry compressions sylva does not decode, with the command that rewrites the
+/// file without them.
+fn undecodable(name: &str) -> Option<&'static str> {
+    match name {
+        "KHR_draco_mesh_compression" => Some(
+            "Draco is not decoded (no maintained Rust decoder); convert the file with \
+             `npx @gltf-transform/cli decompress in.glb out.glb` (or re-export it with \
+             `gltfpack -i in.glb -o out.glb -c` for meshopt compression, which sylva reads)",
+        ),
+        _ => None,
+    }
+}
 
 pub(crate) fn parse(bytes: &[u8]) -> Result<Container<'_>, ImportError> {
     let (json, bin) = if bytes.starts_with(GLB_MAGIC) {
@@ -33,16 +76,35 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Container<'_>, ImportError> {
         message: e.to_string(),
     })?;
     for (i, name) in root.extensions_required.iter().enumerate() {
-        let known = SUPPORTED_EXTENSIONS.contains(&name.as_str())
-            || name.starts_with(IGNORABLE_EXTENSION_PREFIX);
+        let path = format!("extensionsRequired[{i}]");
+        if let Some(advice) = undecodable(name) {
+            return Err(ImportError::UndecodableExtension {
+                path,
+                name: name.clone(),
+                advice,
+            });
+        }
+        let known = SUPPORTED_EXTENSIONS.contains(&name.as_str()) || ignorable(name).is_some();
         if !known {
             return Err(ImportError::UnsupportedExtension {
-                path: format!("extensionsRequired[{i}]"),
+                path,
                 name: name.clone(),
             });
         }
     }
-    Ok(Container { root, bin })
+    let mut ignored: Vec<IgnoredExtension> = Vec::new();
+    for name in root.extensions_used.iter().chain(&root.extensions_required) {
+        if let Some(what) = ignorable(name) {
+            if !ignored.iter().any(|i| &i.name == name) {
+                ignored.push(IgnoredExtension {
+                    name: name.clone(),
+                    ignored: what,
+                    required: root.extensions_required.contains(name),
+                });
+            }
+        }
+    }
+    Ok(Container { root, bin, ignored })
 }
 
 fn container_error(reason: impl Into<String>) -> ImportError {
@@ -159,12 +221,35 @@ mod tests {
 
     #[test]
     fn an_unknown_required_extension_is_named() {
-        let json = br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_mesh_quantization","EXT_meshopt_compression"]}"#;
+        let json = br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_mesh_quantization","EXT_mesh_features"]}"#;
         let err = parse(json).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "extensionsRequired[1]: extension `EXT_meshopt_compression` is required but not supported"
+            "extensionsRequired[1]: extension `EXT_mesh_features` is required but not supported"
         );
+    }
+
+    #[test]
+    fn required_extensions_that_change_no_geometry_are_ignored_by_name() {
+        let json = br#"{"asset":{"version":"2.0"},"extensionsUsed":["KHR_lights_punctual","KHR_materials_clearcoat","KHR_texture_transform"],"extensionsRequired":["KHR_lights_punctual"]}"#;
+        let container = parse(json).unwrap();
+        let names: Vec<(&str, bool)> = container
+            .ignored
+            .iter()
+            .map(|i| (i.name.as_str(), i.required))
+            .collect();
+        assert_eq!(
+            names,
+            [("KHR_lights_punctual", true), ("KHR_materials_clearcoat", false)]
+        );
+    }
+
+    #[test]
+    fn draco_is_refused_with_the_command_that_converts_the_file() {
+        let json = br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_draco_mesh_compression"]}"#;
+        let err = parse(json).unwrap_err().to_string();
+        assert!(err.contains("gltf-transform/cli decompress"), "{err}");
+        assert!(err.starts_with("extensionsRequired[0]: "), "{err}");
     }
 
     #[test]

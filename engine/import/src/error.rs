@@ -16,6 +16,12 @@ pub enum ImportError {
     },
     #[error("{path}: extension `{name}` is required but not supported")]
     UnsupportedExtension { path: String, name: String },
+    #[error("{path}: extension `{name}` is required: {advice}")]
+    UndecodableExtension {
+        path: String,
+        name: String,
+        advice: &'static str,
+    },
     #[error("{path}: refers to {kind} {index}, but the file has {count}")]
     MissingElement {
         path: String,

@@ -1,4 +1,5 @@
-//! Decoding a base colour image (PNG or JPEG) to RGBA8. The header is read first and
+//! Decoding a base colour image (PNG, JPEG or WebP, the last for EXT_texture_webp) to
+//! RGBA8. The header is read first and
 //! the decoded size charged to the import's allowance, so a small file declaring a huge
 //! image is refused before any pixel buffer exists.
 
@@ -21,9 +22,12 @@ pub(crate) fn decode(
         reason,
     };
     let format = image::guess_format(bytes).map_err(|e| error(e.to_string()))?;
-    if !matches!(format, ImageFormat::Png | ImageFormat::Jpeg) {
+    if !matches!(
+        format,
+        ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP
+    ) {
         return Err(error(format!(
-            "{format:?} images are not supported, only PNG and JPEG"
+            "{format:?} images are not supported, only PNG, JPEG and WebP"
         )));
     }
     let reader = || {

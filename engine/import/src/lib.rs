@@ -12,6 +12,7 @@
 
 pub mod accessor;
 pub mod budget;
+mod compression;
 mod container;
 mod error;
 pub mod hierarchy;
@@ -27,6 +28,7 @@ mod tests;
 
 use std::collections::BTreeMap;
 
+pub use container::IgnoredExtension;
 pub use error::ImportError;
 pub use sources::Resolver;
 use sylva_mesh::{Material, Texture, Vertex};
@@ -66,6 +68,8 @@ pub struct ImportStats {
     pub generated_normals: usize,
     /// Primitives that made no part, and why (points, lines, no POSITION …).
     pub skipped: Vec<Skipped>,
+    /// Extensions the file uses that change no geometry and whose data was left out.
+    pub ignored_extensions: Vec<IgnoredExtension>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,10 +81,9 @@ pub struct Skipped {
 /// Imports a `.gltf` or `.glb` file from its bytes; `resolve` reads the files its
 /// URIs name.
 pub fn import(bytes: &[u8], resolve: &mut Resolver<'_>) -> Result<Imported, ImportError> {
-    let container = container::parse(bytes)?;
-    let root = &container.root;
-    let owned_buffers = sources::load_buffers(root, container.bin, resolve)?;
-    let buffers: Vec<&[u8]> = owned_buffers.iter().map(|b| &**b).collect();
+    let mut container = container::parse(bytes)?;
+    let owned_buffers = sources::load_buffers(&container.root, container.bin, resolve)?;
+    let mut buffers: Vec<&[u8]> = owned_buffers.iter().map(|b| &**b).collect();
     // What the decoding allowances grow with: the file and the buffers it loaded
     // (those from URIs; the GLB chunk is part of the file).
     let loaded: usize = owned_buffers
@@ -89,9 +92,19 @@ pub fn import(bytes: &[u8], resolve: &mut Resolver<'_>) -> Result<Imported, Impo
         .map(|b| b.len())
         .sum();
     let input_bytes = (bytes.len() + loaded) as u64;
+    let decompressed = compression::decompress_views(
+        &mut container.root,
+        &buffers,
+        &mut budget::Allowance::decompressed_bytes(input_bytes),
+    )?;
+    buffers.extend(decompressed.iter().map(Vec::as_slice));
+    let root = &container.root;
     let mut accessors = accessor::Accessors::new(root, &buffers, input_bytes);
     let mut materials = material::Materials::new(root, &buffers, input_bytes);
-    let mut stats = ImportStats::default();
+    let mut stats = ImportStats {
+        ignored_extensions: container.ignored.clone(),
+        ..ImportStats::default()
+    };
     let mut parts = Vec::new();
     let mut name_uses: BTreeMap<String, usize> = BTreeMap::new();
 

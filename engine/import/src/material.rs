@@ -154,7 +154,14 @@ impl<'a> Materials<'a> {
                 )
             }
         };
-        let image = texture.source.value();
+        // EXT_texture_webp names its own image; `source` is then a fallback or absent.
+        let image = texture
+            .extensions
+            .as_ref()
+            .and_then(|e| e.others.get("EXT_texture_webp"))
+            .and_then(|webp| webp.get("source"))
+            .and_then(|source| source.as_u64())
+            .map_or(texture.source.value(), |source| source as usize);
         let texture = match self.texture_of_image.get(&image) {
             Some(&t) => t,
             None => {

@@ -51,6 +51,11 @@ pub(crate) fn load_buffers<'a>(
         let bytes: Cow<'a, [u8]> = match (&buffer.uri, bin) {
             (Some(uri), _) => Cow::Owned(load_uri(uri, &format!("{path}.uri"), resolve)?.0),
             (None, Some(bin)) if i == 0 => Cow::Borrowed(bin),
+            // Its views are compressed elsewhere; it has no bytes of its own.
+            (None, _) if crate::compression::is_fallback(root, i) => {
+                buffers.push(Cow::Borrowed(&[][..]));
+                continue;
+            }
             (None, _) => {
                 return Err(ImportError::invalid(
                     path,

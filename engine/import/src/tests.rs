@@ -494,3 +494,161 @@ fn a_float_normal_that_is_normalised_is_an_invalid_encoding() {
         "{err}"
     );
 }
+
+/// One triangle whose positions, normals (octahedral filter, BYTE normalised) and
+/// indices are EXT_meshopt_compression streams in buffer 0, the views' own buffer 1 a
+/// fallback without data. `edit` changes the document before it is written.
+fn compressed_triangle(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let positions: Vec<[f32; 3]> = TRIANGLE.chunks(3).map(|p| [p[0], p[1], p[2]]).collect();
+    let normals: Vec<[i8; 4]> =
+        meshopt::encode_filter_oct::<i8>(&[[0.0, 1.0, 0.0, 0.0]; 3], 8);
+    let streams = [
+        meshopt::encode_vertex_buffer(&positions).unwrap(),
+        meshopt::encode_vertex_buffer(&normals).unwrap(),
+        meshopt::encode_index_buffer(&[0, 1, 2], 3).unwrap(),
+    ];
+    let mut bin = Vec::new();
+    let mut placed = Vec::new();
+    for stream in &streams {
+        while !bin.len().is_multiple_of(4) {
+            bin.push(0);
+        }
+        placed.push((bin.len(), stream.len()));
+        bin.extend_from_slice(stream);
+    }
+    let ext = |i: usize, stride: usize, mode: &str, filter: &str| {
+        json!({"EXT_meshopt_compression": {
+            "buffer": 0, "byteOffset": placed[i].0, "byteLength": placed[i].1,
+            "byteStride": stride, "count": 3, "mode": mode, "filter": filter}})
+    };
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bin)
+    );
+    let mut root = json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["EXT_meshopt_compression"],
+        "extensionsRequired": ["EXT_meshopt_compression"],
+        "buffers": [
+            {"byteLength": bin.len(), "uri": uri},
+            {"byteLength": 60, "extensions": {"EXT_meshopt_compression": {"fallback": true}}},
+        ],
+        "bufferViews": [
+            {"buffer": 1, "byteOffset": 0, "byteLength": 36, "byteStride": 12,
+             "extensions": ext(0, 12, "ATTRIBUTES", "NONE")},
+            {"buffer": 1, "byteOffset": 36, "byteLength": 12, "byteStride": 4,
+             "extensions": ext(1, 4, "ATTRIBUTES", "OCTAHEDRAL")},
+            {"buffer": 1, "byteOffset": 48, "byteLength": 12,
+             "extensions": ext(2, 4, "TRIANGLES", "NONE")},
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": F32, "type": "VEC3", "count": 3},
+            {"bufferView": 1, "componentType": 5120, "type": "VEC3", "count": 3, "normalized": true},
+            {"bufferView": 2, "componentType": U32, "type": "SCALAR", "count": 3},
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "NORMAL": 1}, "indices": 2}]}],
+        "nodes": [{"mesh": 0}],
+    });
+    edit(&mut root);
+    serde_json::to_vec(&root).unwrap()
+}
+
+#[test]
+fn meshopt_compressed_views_decode_with_their_filters() {
+    let imported = run(&compressed_triangle(|_| {})).unwrap();
+    let part = &imported.parts[0];
+    let positions: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.position).collect();
+    // In sylva's frame: glTF's X mirrored.
+    assert_eq!(positions, [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]]);
+    assert_eq!(part.indices.len(), 3);
+    for v in &part.vertices {
+        assert!((v.normal[1] - 1.0).abs() < 0.01, "{:?}", v.normal);
+    }
+    assert!(!part.generated_normals);
+}
+
+fn compressed_error(edit: impl FnOnce(&mut Value)) -> String {
+    run(&compressed_triangle(edit)).unwrap_err().to_string()
+}
+
+#[test]
+fn a_truncated_meshopt_stream_is_a_clear_error() {
+    let err = compressed_error(|root| {
+        let ext = &mut root["bufferViews"][0]["extensions"]["EXT_meshopt_compression"];
+        ext["byteLength"] = json!(ext["byteLength"].as_u64().unwrap() - 4);
+    });
+    assert!(
+        err.starts_with("bufferViews[0].extensions.EXT_meshopt_compression: the ATTRIBUTES stream")
+            && err.contains("truncated or corrupt"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_stream_decoding_past_its_declared_size_is_refused() {
+    let err = compressed_error(|root| {
+        root["bufferViews"][2]["extensions"]["EXT_meshopt_compression"]["count"] = json!(300);
+    });
+    assert!(err.contains("past the view's declared byteLength of 12"), "{err}");
+}
+
+#[test]
+fn a_hostile_decompressed_size_is_refused_before_allocating() {
+    let err = compressed_error(|root| {
+        let view = &mut root["bufferViews"][0];
+        view["byteLength"] = json!(12u64 << 36);
+        view["extensions"]["EXT_meshopt_compression"]["count"] = json!(1u64 << 36);
+    });
+    assert!(err.contains("decompressed buffer bytes"), "{err}");
+}
+
+#[test]
+fn a_stream_outside_its_buffer_is_refused() {
+    let err = compressed_error(|root| {
+        root["bufferViews"][1]["extensions"]["EXT_meshopt_compression"]["byteOffset"] =
+            json!(1u64 << 40);
+    });
+    assert!(err.contains("which has"), "{err}");
+}
+
+#[test]
+fn a_webp_base_colour_texture_decodes_and_a_webp_bomb_is_refused_from_its_header() {
+    let mut webp = Vec::new();
+    image::codecs::webp::WebPEncoder::new_lossless(&mut webp)
+        .encode(&[10, 20, 30, 255].repeat(4), 2, 2, image::ExtendedColorType::Rgba8)
+        .unwrap();
+    let textured = |image: &[u8]| {
+        let uri = format!(
+            "data:image/webp;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(image)
+        );
+        let mut doc = Doc::default();
+        let position = doc.floats(&TRIANGLE, "VEC3", 3);
+        let uv = doc.floats(&[0.0; 6], "VEC2", 2);
+        let meshes = json!([{"primitives": [{"attributes": {"POSITION": position, "TEXCOORD_0": uv}, "material": 0}]}]);
+        doc.build(
+            meshes,
+            json!([{"mesh": 0}]),
+            json!({
+                "extensionsUsed": ["EXT_texture_webp"],
+                "extensionsRequired": ["EXT_texture_webp"],
+                "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
+                "textures": [{"extensions": {"EXT_texture_webp": {"source": 0}}}],
+                "images": [{"uri": uri}],
+            }),
+        )
+    };
+    let imported = run(&textured(&webp)).unwrap();
+    assert_eq!(imported.textures[0].rgba8[..4], [10, 20, 30, 255]);
+
+    // The header of a lossless WebP says 8000 × 8000 (256 MB of pixels); the rest of
+    // the file is the 2 × 2 image's.
+    let mut bomb = webp.clone();
+    let bits = (8000u32 - 1) | ((8000 - 1) << 14) | (u32::from(bomb[24]) & 0xF0) << 24;
+    bomb[21..25].copy_from_slice(&bits.to_le_bytes());
+    let err = run(&textured(&bomb)).unwrap_err().to_string();
+    assert!(
+        err.starts_with("images[0]: ") && err.contains("decoded image bytes"),
+        "{err}"
+    );
+}

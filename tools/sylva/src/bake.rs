@@ -122,6 +122,14 @@ fn print_asset(asset: &AssetOutcome) {
         for skipped in &report.import.skipped {
             println!("           skipped {}: {}", skipped.path, skipped.reason);
         }
+        for ignored in &report.import.ignored_extensions {
+            println!(
+                "           warning: {}{} ignored: its {} are not imported",
+                ignored.name,
+                if ignored.required { " (required)" } else { "" },
+                ignored.ignored
+            );
+        }
     }
 }
 
@@ -132,13 +140,13 @@ fn print_stages(stats: &ChainStats) {
         .iter()
         .map(|l| {
             format!(
-                "{:.2} of {:.2} (error {:.4})",
-                l.achieved_ratio, l.target_ratio, l.error
+                "{:.2} of {:.2} (error {:.4} of {:.2}, {})",
+                l.achieved_ratio, l.target_ratio, l.error, l.max_error, l.stop
             )
         })
         .collect();
     println!(
-        "             weld {}→{}, ACMR {:.2}→{:.2}, levels {}, overfetch {:.2}→{:.2}{}{}",
+        "             weld {}→{}, ACMR {:.2}→{:.2}, levels {}, overfetch {:.2}→{:.2}{}{}{}",
         stats.weld.vertices_in,
         stats.weld.vertices_out,
         stats.vertex_cache.acmr_before,
@@ -155,6 +163,14 @@ fn print_stages(stats: &ChainStats) {
             ", normals computed"
         } else {
             ""
+        },
+        if stats.facets.faceted {
+            format!(
+                ", faceted (+{} face-normal vertices)",
+                stats.facets.appended_vertices
+            )
+        } else {
+            String::new()
         },
     );
 }
@@ -182,6 +198,9 @@ fn to_json(report: &FolderReport) -> Value {
                         "generated_normals": report.import.generated_normals,
                         "skipped": report.import.skipped.iter()
                             .map(|s| json!({"path": s.path, "reason": s.reason}))
+                            .collect::<Vec<_>>(),
+                        "ignored_extensions": report.import.ignored_extensions.iter()
+                            .map(|i| json!({"name": i.name, "ignored": i.ignored, "required": i.required}))
                             .collect::<Vec<_>>(),
                     });
                 }

@@ -1,0 +1,211 @@
+use std::collections::HashMap;
+
+use serde::Serialize;
+use sylva_mesh::Vertex;
+
+use super::wedges::Wedges;
+use super::Level;
+
+/// A vertex is flat when its normal is within this angle of every face it belongs to.
+const FLAT_DEGREES: f32 = 2.0;
+/// A part whose flat triangles cover at least this share of its area is faceted.
+const FACETED_AREA_SHARE: f64 = 0.5;
+/// Appended vertices may grow the vertex buffer by at most this share of the input's.
+const APPENDED_SHARE: f64 = 0.3;
+/// The angles, tightest first, within which a corner's existing vertex is close enough
+/// to its coarse face; the first whose appended vertices fit the budget is used.
+const TOLERANCE_DEGREES: [f32; 4] = [3.0, 5.0, 7.0, 9.0];
+
+/// What the corner shading did to one part.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FacetStats {
+    /// Share of the full mesh's area on triangles whose corners all carry its face
+    /// normal (within 2°).
+    pub flat_area_share: f32,
+    /// Faceted parts get face-normal vertices where no input vertex fits; smooth parts
+    /// only ever reference their authored vertices.
+    pub faceted: bool,
+    /// Vertices appended after the input's, for all levels together.
+    pub appended_vertices: usize,
+    /// The angle within which an existing vertex was close enough to a coarse face.
+    pub tolerance_degrees: f32,
+}
+
+/// Chooses every simplified corner's vertex so coarse triangles keep the part's look.
+/// The simplifier worked on wedges (position, UV, colour); each corner now becomes the
+/// member of its wedge whose normal is closest to the coarse triangle's face normal.
+/// On a faceted part, a corner whose closest normal is a facet's yet further than the
+/// tolerance gets a new vertex with the face normal (and the wedge's UV and colour),
+/// appended after the input vertices, which level 0 alone keeps indexing. Returns the
+/// appended vertices.
+pub fn shade_corners(
+    vertices: &[Vertex],
+    wedges: &Wedges,
+    full: &[u32],
+    levels: &mut [Level],
+) -> (Vec<Vertex>, FacetStats) {
+    let (flat, flat_area_share) = flat_vertices(vertices, full);
+    let faceted = flat_area_share >= FACETED_AREA_SHARE;
+    let budget = (vertices.len() as f64 * APPENDED_SHARE) as usize;
+    let surface: Vec<Vec<u32>> = levels.iter().map(|l| l.indices.clone()).collect();
+    let shade = |faceted: bool, tolerance: f32| {
+        Shader {
+            vertices,
+            wedges,
+            flat: &flat,
+            faceted,
+            min_cos: tolerance.to_radians().cos(),
+        }
+        .shade(&surface)
+    };
+    let fitting = TOLERANCE_DEGREES.iter().find_map(|&tolerance| {
+        let (chosen, appended) = shade(faceted, tolerance);
+        (appended.len() <= budget).then_some((chosen, appended, tolerance, faceted))
+    });
+    // Where even the widest tolerance needs too many, the part keeps its authored
+    // vertices alone, as a smooth part does.
+    let (chosen, appended, tolerance, faceted) = fitting.unwrap_or_else(|| {
+        let (chosen, appended) = shade(false, 0.0);
+        (chosen, appended, 0.0, false)
+    });
+    for (level, indices) in levels.iter_mut().zip(chosen) {
+        level.indices = indices;
+    }
+    let stats = FacetStats {
+        flat_area_share: flat_area_share as f32,
+        faceted,
+        appended_vertices: appended.len(),
+        tolerance_degrees: tolerance,
+    };
+    (appended, stats)
+}
+
+struct Shader<'a> {
+    vertices: &'a [Vertex],
+    wedges: &'a Wedges,
+    flat: &'a [bool],
+    faceted: bool,
+    min_cos: f32,
+}
+
+impl Shader<'_> {
+    /// Every level's corners resolved to vertices (input indices, then appended ones
+    /// numbered from `vertices.len()`), and the appended vertices.
+    fn shade(&self, surface: &[Vec<u32>]) -> (Vec<Vec<u32>>, Vec<Vertex>) {
+        let base = self.vertices.len() as u32;
+        let mut appended: Vec<Vertex> = Vec::new();
+        // Per wedge representative, the appended vertices made for it so far.
+        let mut appended_at: HashMap<u32, Vec<u32>> = HashMap::new();
+        let chosen = surface
+            .iter()
+            .map(|indices| {
+                let mut out = Vec::with_capacity(indices.len());
+                for triangle in indices.chunks_exact(3) {
+                    let corners = positions(self.vertices, triangle);
+                    let Some(face) = face_normal(corners) else {
+                        out.extend_from_slice(triangle);
+                        continue;
+                    };
+                    for &wedge in triangle {
+                        let mut best = (f32::NEG_INFINITY, wedge, false);
+                        for &member in self.wedges.members(wedge) {
+                            let cos = dot(unit(self.vertices[member as usize].normal), face);
+                            if cos > best.0 {
+                                best = (cos, member, self.flat[member as usize]);
+                            }
+                        }
+                        for &extra in appended_at.get(&wedge).into_iter().flatten() {
+                            let cos = dot(appended[(extra - base) as usize].normal, face);
+                            if cos > best.0 {
+                                best = (cos, extra, true);
+                            }
+                        }
+                        let (cos, vertex, flat) = best;
+                        if cos >= self.min_cos || !(self.faceted && flat) {
+                            out.push(vertex);
+                        } else {
+                            let index = base + appended.len() as u32;
+                            let source = self.vertices[wedge as usize];
+                            appended.push(Vertex {
+                                normal: face,
+                                ..source
+                            });
+                            appended_at.entry(wedge).or_default().push(index);
+                            out.push(index);
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        (chosen, appended)
+    }
+}
+
+/// Per vertex, whether its normal is within [`FLAT_DEGREES`] of every face using it,
+/// and the share of the area on triangles whose three corners are flat.
+fn flat_vertices(vertices: &[Vertex], indices: &[u32]) -> (Vec<bool>, f64) {
+    let min_cos = FLAT_DEGREES.to_radians().cos();
+    let mut flat = vec![true; vertices.len()];
+    let mut used = vec![false; vertices.len()];
+    for triangle in indices.chunks_exact(3) {
+        let face = face_normal(positions(vertices, triangle));
+        for &i in triangle {
+            let i = i as usize;
+            used[i] = true;
+            let fits = face.is_some_and(|f| dot(unit(vertices[i].normal), f) >= min_cos);
+            flat[i] &= fits;
+        }
+    }
+    for (flat, used) in flat.iter_mut().zip(used) {
+        *flat &= used;
+    }
+    let (mut flat_area, mut area) = (0.0, 0.0);
+    for triangle in indices.chunks_exact(3) {
+        let a = f64::from(length(cross_of(positions(vertices, triangle))));
+        area += a;
+        if triangle.iter().all(|&i| flat[i as usize]) {
+            flat_area += a;
+        }
+    }
+    let share = if area > 0.0 { flat_area / area } else { 0.0 };
+    (flat, share)
+}
+
+fn positions(vertices: &[Vertex], triangle: &[u32]) -> [[f32; 3]; 3] {
+    [0, 1, 2].map(|k| vertices[triangle[k] as usize].position)
+}
+
+fn cross_of([a, b, c]: [[f32; 3]; 3]) -> [f32; 3] {
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ]
+}
+
+/// The unit normal of a counter-clockwise triangle, `None` when it has no area.
+pub fn face_normal(corners: [[f32; 3]; 3]) -> Option<[f32; 3]> {
+    let n = cross_of(corners);
+    let len = length(n);
+    (len > f32::MIN_POSITIVE && len.is_finite()).then(|| n.map(|c| c / len))
+}
+
+fn length(v: [f32; 3]) -> f32 {
+    dot(v, v).sqrt()
+}
+
+fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn unit(v: [f32; 3]) -> [f32; 3] {
+    let len = length(v);
+    if len > 0.0 {
+        v.map(|c| c / len)
+    } else {
+        v
+    }
+}
