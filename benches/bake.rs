@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::bake::stages::{simplify_levels, weld, SimplifyInput, Wedges};
+use sylva::bake::Borders;
 use sylva::bake::{bake_asset, bake_folder, AssetSource, BakeOptions, BakeSettings};
 use sylva::cache::{encode, BakedAsset, CacheDir, Entry};
 use sylva::catalog::LodLevel;
@@ -97,8 +98,8 @@ fn simplify_one_level(c: &mut Criterion) {
         ratio: 0.5,
         max_error: 0.01,
     }];
-    let wedges = Wedges::new(&vertices);
-    let input = SimplifyInput::new(&vertices, &wedges, &indices, true);
+    let wedges = Wedges::new(&vertices, part.material.base_color_texture.is_some());
+    let input = SimplifyInput::new(&wedges, &indices, Borders::Locked);
     let (levels, _) = simplify_levels(&input, &level);
     println!(
         "SheenCloth 50 % LockBorder: {} → {} triangles",
@@ -109,7 +110,8 @@ fn simplify_one_level(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("SheenCloth_50pct_lock_border", |b| {
         b.iter(|| {
-            let input = SimplifyInput::new(&vertices, &Wedges::new(&vertices), &indices, true);
+            let wedges = Wedges::new(&vertices, part.material.base_color_texture.is_some());
+            let input = SimplifyInput::new(&wedges, &indices, Borders::Locked);
             simplify_levels(&input, &level)
         })
     });

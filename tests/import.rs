@@ -197,7 +197,10 @@ fn gltfpack_meshopt_compressed_files_import_like_their_sources() {
     use std::collections::HashMap;
     for (packed, source) in [
         ("Rock1_gltfpack_c.glb", "quaternius_simple/Rock1.glb"),
-        ("CommonTree_1_gltfpack_cc.glb", "quaternius_nature/CommonTree_1.glb"),
+        (
+            "CommonTree_1_gltfpack_cc.glb",
+            "quaternius_nature/CommonTree_1.glb",
+        ),
     ] {
         let packed = import_file(&gltf_file(packed)).0.unwrap();
         let source = import_file(&repo().join("tests/data/real").join(source))

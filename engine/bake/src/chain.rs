@@ -9,18 +9,17 @@ use sylva_cache::{BakedLevel, BakedPart};
 use sylva_import::ImportedPart;
 use sylva_mesh::{Aabb, Sphere};
 
-use crate::settings::BakeSettings;
+use crate::settings::{BakeSettings, Borders};
 use crate::stages::{
-    optimize_vertex_cache, optimize_vertex_fetch, shade_corners, simplify_levels, weld,
-    FacetStats, Level, LevelStats, SimplifyInput, VertexCacheStats, VertexFetchStats, Wedges,
-    WeldStats,
+    optimize_vertex_cache, optimize_vertex_fetch, shade_corners, simplify_levels, weld, FacetStats,
+    Level, LevelStats, SimplifyInput, VertexCacheStats, VertexFetchStats, Wedges, WeldStats,
 };
 
 /// What each stage of one part's chain did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ChainStats {
     pub part: String,
-    pub lock_border: bool,
+    pub lock_border: Borders,
     /// The file had no normals; the importer computed them (once, before anything else).
     pub generated_normals: bool,
     pub weld: WeldStats,
@@ -46,9 +45,9 @@ pub fn build_chain(part: &ImportedPart, settings: &BakeSettings) -> (BakedPart, 
     let lock_border = settings.lock_border_for(&part.name);
     let (vertices, indices, weld_stats) = weld(&part.vertices, &part.indices);
     let (full, vertex_cache) = optimize_vertex_cache(&indices, vertices.len());
-    let wedges = Wedges::new(&vertices);
+    let wedges = Wedges::new(&vertices, part.material.base_color_texture.is_some());
     let (mut simplified, level_stats) = {
-        let input = SimplifyInput::new(&vertices, &wedges, &full, lock_border);
+        let input = SimplifyInput::new(&wedges, &full, lock_border);
         simplify_levels(&input, &settings.levels)
     };
     let (appended, facets) = shade_corners(&vertices, &wedges, &full, &mut simplified);
@@ -102,6 +101,7 @@ pub fn build_chain(part: &ImportedPart, settings: &BakeSettings) -> (BakedPart, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stages::StopReason;
     use sylva_mesh::{Material, Vertex};
 
     /// A closed UV sphere, `rings × segments`, with seams duplicated in UV (so welding
@@ -246,13 +246,13 @@ mod tests {
     #[test]
     fn lock_border_pins_open_edges_and_can_be_turned_off() {
         let part = cards();
-        let unlocked = BakeSettings {
-            lock_border: false,
+        let with = |lock_border| BakeSettings {
+            lock_border,
             ..BakeSettings::default()
         };
-        let (_, with_lock) = build_chain(&part, &BakeSettings::default());
-        let (_, without_lock) = build_chain(&part, &unlocked);
-        assert!(with_lock.lock_border && !without_lock.lock_border);
+        let (_, with_lock) = build_chain(&part, &with(Borders::Locked));
+        let (_, without_lock) = build_chain(&part, &with(Borders::Free));
+        let (_, by_default) = build_chain(&part, &BakeSettings::default());
         // Locked, each card keeps its 16 outline vertices (at least 14 triangles).
         assert!(
             with_lock.levels[1].triangles >= 140,
@@ -265,13 +265,22 @@ mod tests {
             with_lock.triangles(),
             without_lock.triangles()
         );
+        assert_eq!(with_lock.levels[1].stop, StopReason::BordersLocked);
+        // By default the level stuck on its locked outline frees it.
+        assert!(by_default.levels[1].borders_freed);
+        assert_eq!(
+            by_default.levels[1].triangles,
+            without_lock.levels[1].triangles
+        );
     }
 
     #[test]
     fn a_part_override_chooses_the_lock_policy() {
         let mut settings = BakeSettings::default();
-        settings.part_lock_border.insert("ball".into(), false);
+        settings
+            .part_lock_border
+            .insert("ball".into(), Borders::Free);
         let (_, stats) = build_chain(&cards(), &settings);
-        assert!(!stats.lock_border);
+        assert_eq!(stats.lock_border, Borders::Free);
     }
 }

@@ -66,7 +66,7 @@ mod tests {
         let mut path = source.clone();
         path.path = "rock/b.gltf".into();
         let lock = BakeSettings {
-            lock_border: false,
+            lock_border: crate::settings::Borders::Free,
             ..BakeSettings::default()
         };
         for other in [

@@ -23,6 +23,6 @@ pub use folder::{
     Status,
 };
 pub use key::{AssetSource, BAKER_VERSION};
-pub use settings::BakeSettings;
+pub use settings::{BakeSettings, Borders};
 pub use source::{read_source, AssetError};
 pub use watch::{watch, WatchError, WatchOptions};

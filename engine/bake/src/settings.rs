@@ -3,34 +3,73 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use sylva_catalog::{BakeOverride, CatalogFile, LodLevel};
+
+/// What the simplifier may do with vertices on open edges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Borders {
+    /// The default: LockBorder, unless a level cannot reach its target with it; that
+    /// level is then simplified with its borders free, within the same error limit
+    /// (meshoptimizer's error counts how far the outline moves). Cards and petals,
+    /// whose outline is all they have, keep it; the open ends of trunks and leaf
+    /// clumps, which would pin a whole mesh, give way.
+    LockedUnlessStuck,
+    /// `lock_border: Some(true)`: every open-edge vertex stays, whatever the target.
+    Locked,
+    /// `lock_border: Some(false)`: open edges collapse like the rest.
+    Free,
+}
+
+impl Borders {
+    fn from_override(lock: bool) -> Self {
+        if lock {
+            Borders::Locked
+        } else {
+            Borders::Free
+        }
+    }
+
+    fn key_byte(self) -> u8 {
+        match self {
+            Borders::LockedUnlessStuck => 2,
+            Borders::Locked => 1,
+            Borders::Free => 0,
+        }
+    }
+}
 
 /// The settings one asset is baked with.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BakeSettings {
     /// Simplified levels below the full mesh, coarser and coarser.
     pub levels: Vec<LodLevel>,
-    /// LockBorder for parts without a part override.
-    pub lock_border: bool,
-    /// LockBorder per part name.
-    pub part_lock_border: BTreeMap<String, bool>,
+    /// The border policy of parts without a part override.
+    pub lock_border: Borders,
+    /// The border policy per part name.
+    pub part_lock_border: BTreeMap<String, Borders>,
 }
 
 impl Default for BakeSettings {
-    /// Full mesh, ~50 % and ~15 %, with LockBorder.
+    /// Full mesh, ~50 % within 5 % of the part's extent and ~15 % within 15 %, LockBorder
+    /// unless a level is stuck on it. The coarse level is drawn from three times the
+    /// distance of the middle one (the LOD bands' 30 m / 90 m), so three times the
+    /// error is the same on screen. Low-poly packs need these limits: a 200-triangle
+    /// leaf clump halved moves its surface by 3–6 % of its size.
     fn default() -> Self {
         BakeSettings {
             levels: vec![
                 LodLevel {
                     ratio: 0.5,
-                    max_error: 0.02,
+                    max_error: 0.05,
                 },
                 LodLevel {
                     ratio: 0.15,
-                    max_error: 0.08,
+                    max_error: 0.15,
                 },
             ],
-            lock_border: true,
+            lock_border: Borders::LockedUnlessStuck,
             part_lock_border: BTreeMap::new(),
         }
     }
@@ -55,16 +94,17 @@ impl BakeSettings {
             self.levels = levels.clone();
         }
         if let Some(lock) = o.lock_border {
-            self.lock_border = lock;
+            self.lock_border = Borders::from_override(lock);
         }
         for (part, p) in &o.parts {
             if let Some(lock) = p.lock_border {
-                self.part_lock_border.insert(part.clone(), lock);
+                self.part_lock_border
+                    .insert(part.clone(), Borders::from_override(lock));
             }
         }
     }
 
-    pub fn lock_border_for(&self, part: &str) -> bool {
+    pub fn lock_border_for(&self, part: &str) -> Borders {
         self.part_lock_border
             .get(part)
             .copied()
@@ -78,12 +118,12 @@ impl BakeSettings {
             hasher.update(&level.ratio.to_bits().to_le_bytes());
             hasher.update(&level.max_error.to_bits().to_le_bytes());
         }
-        hasher.update(&[u8::from(self.lock_border)]);
+        hasher.update(&[self.lock_border.key_byte()]);
         hasher.update(&(self.part_lock_border.len() as u64).to_le_bytes());
         for (part, lock) in &self.part_lock_border {
             hasher.update(&(part.len() as u64).to_le_bytes());
             hasher.update(part.as_bytes());
-            hasher.update(&[u8::from(*lock)]);
+            hasher.update(&[lock.key_byte()]);
         }
     }
 }
@@ -104,9 +144,11 @@ mod tests {
         .unwrap();
         let tall = BakeSettings::for_prop(&file, "grass", "grass/tall");
         assert_eq!(tall.levels.len(), 1);
-        assert!(!tall.lock_border_for("blade"));
-        assert!(tall.lock_border_for("stem"));
+        assert_eq!(tall.lock_border_for("blade"), Borders::Free);
+        assert_eq!(tall.lock_border_for("stem"), Borders::Locked);
         let short = BakeSettings::for_prop(&file, "grass", "grass/short");
+        let elsewhere = BakeSettings::for_prop(&file, "rock", "rock/a");
+        assert_eq!(elsewhere.lock_border_for("any"), Borders::LockedUnlessStuck);
         assert_eq!(short.levels, BakeSettings::default().levels);
         let key = |s: &BakeSettings| {
             let mut h = blake3::Hasher::new();

@@ -122,7 +122,12 @@ fn decode_view(
             ),
         ));
     }
-    let buffer = *element(buffers, ext.buffer as usize, "buffer", &format!("{path}.buffer"))?;
+    let buffer = *element(
+        buffers,
+        ext.buffer as usize,
+        "buffer",
+        &format!("{path}.buffer"),
+    )?;
     let end = ext.byte_offset.saturating_add(ext.byte_length);
     if end > buffer.len() as u64 {
         return Err(ImportError::OutOfBounds {
@@ -190,7 +195,9 @@ fn apply_filter(
             meshopt::ffi::meshopt_decodeFilterColor(ptr, count, stride)
         },
         name @ ("OCTAHEDRAL" | "QUATERNION" | "COLOR") => {
-            return bad(format!("{name} is not defined for a stride of {stride} bytes"))
+            return bad(format!(
+                "{name} is not defined for a stride of {stride} bytes"
+            ))
         }
         other => return bad(format!("unknown filter `{other}`")),
     }

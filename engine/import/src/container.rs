@@ -240,13 +240,17 @@ mod tests {
             .collect();
         assert_eq!(
             names,
-            [("KHR_lights_punctual", true), ("KHR_materials_clearcoat", false)]
+            [
+                ("KHR_lights_punctual", true),
+                ("KHR_materials_clearcoat", false)
+            ]
         );
     }
 
     #[test]
     fn draco_is_refused_with_the_command_that_converts_the_file() {
-        let json = br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_draco_mesh_compression"]}"#;
+        let json =
+            br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_draco_mesh_compression"]}"#;
         let err = parse(json).unwrap_err().to_string();
         assert!(err.contains("gltf-transform/cli decompress"), "{err}");
         assert!(err.starts_with("extensionsRequired[0]: "), "{err}");

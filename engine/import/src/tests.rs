@@ -500,8 +500,7 @@ fn a_float_normal_that_is_normalised_is_an_invalid_encoding() {
 /// fallback without data. `edit` changes the document before it is written.
 fn compressed_triangle(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
     let positions: Vec<[f32; 3]> = TRIANGLE.chunks(3).map(|p| [p[0], p[1], p[2]]).collect();
-    let normals: Vec<[i8; 4]> =
-        meshopt::encode_filter_oct::<i8>(&[[0.0, 1.0, 0.0, 0.0]; 3], 8);
+    let normals: Vec<[i8; 4]> = meshopt::encode_filter_oct::<i8>(&[[0.0, 1.0, 0.0, 0.0]; 3], 8);
     let streams = [
         meshopt::encode_vertex_buffer(&positions).unwrap(),
         meshopt::encode_vertex_buffer(&normals).unwrap(),
@@ -559,7 +558,10 @@ fn meshopt_compressed_views_decode_with_their_filters() {
     let part = &imported.parts[0];
     let positions: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.position).collect();
     // In sylva's frame: glTF's X mirrored.
-    assert_eq!(positions, [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]]);
+    assert_eq!(
+        positions,
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [-1.0, 0.0, 0.0]]
+    );
     assert_eq!(part.indices.len(), 3);
     for v in &part.vertices {
         assert!((v.normal[1] - 1.0).abs() < 0.01, "{:?}", v.normal);
@@ -589,7 +591,10 @@ fn a_stream_decoding_past_its_declared_size_is_refused() {
     let err = compressed_error(|root| {
         root["bufferViews"][2]["extensions"]["EXT_meshopt_compression"]["count"] = json!(300);
     });
-    assert!(err.contains("past the view's declared byteLength of 12"), "{err}");
+    assert!(
+        err.contains("past the view's declared byteLength of 12"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -615,7 +620,12 @@ fn a_stream_outside_its_buffer_is_refused() {
 fn a_webp_base_colour_texture_decodes_and_a_webp_bomb_is_refused_from_its_header() {
     let mut webp = Vec::new();
     image::codecs::webp::WebPEncoder::new_lossless(&mut webp)
-        .encode(&[10, 20, 30, 255].repeat(4), 2, 2, image::ExtendedColorType::Rgba8)
+        .encode(
+            &[10, 20, 30, 255].repeat(4),
+            2,
+            2,
+            image::ExtendedColorType::Rgba8,
+        )
         .unwrap();
     let textured = |image: &[u8]| {
         let uri = format!(

@@ -5,7 +5,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
-use sylva_bake::{bake_folder, AssetOutcome, BakeOptions, ChainStats, FolderReport, Status};
+use sylva_bake::{
+    bake_folder, AssetOutcome, BakeOptions, Borders, ChainStats, FolderReport, Status,
+};
 
 use crate::folders::Folders;
 
@@ -154,10 +156,13 @@ fn print_stages(stats: &ChainStats) {
         levels.join(", "),
         stats.vertex_fetch.overfetch_before,
         stats.vertex_fetch.overfetch_after,
-        if stats.lock_border {
-            ", LockBorder"
-        } else {
-            ""
+        match stats.lock_border {
+            Borders::Locked => ", LockBorder",
+            Borders::LockedUnlessStuck if stats.levels.iter().any(|l| l.borders_freed) => {
+                ", LockBorder (freed where stuck)"
+            }
+            Borders::LockedUnlessStuck => ", LockBorder",
+            Borders::Free => "",
         },
         if stats.generated_normals {
             ", normals computed"

@@ -13,7 +13,8 @@ const FACETED_AREA_SHARE: f64 = 0.5;
 /// Appended vertices may grow the vertex buffer by at most this share of the input's.
 const APPENDED_SHARE: f64 = 0.3;
 /// The angles, tightest first, within which a corner's existing vertex is close enough
-/// to its coarse face; the first whose appended vertices fit the budget is used.
+/// to its coarse face; the first whose appended vertices fit the budget is used, else
+/// the widest with the budget going to the largest triangles.
 const TOLERANCE_DEGREES: [f32; 4] = [3.0, 5.0, 7.0, 9.0];
 
 /// What the corner shading did to one part.
@@ -23,7 +24,7 @@ pub struct FacetStats {
     /// normal (within 2°).
     pub flat_area_share: f32,
     /// Faceted parts get face-normal vertices where no input vertex fits; smooth parts
-    /// only ever reference their authored vertices.
+    /// (flat triangles under half the area) only ever reference their authored vertices.
     pub faceted: bool,
     /// Vertices appended after the input's, for all levels together.
     pub appended_vertices: usize,
@@ -36,8 +37,8 @@ pub struct FacetStats {
 /// member of its wedge whose normal is closest to the coarse triangle's face normal.
 /// On a faceted part, a corner whose closest normal is a facet's yet further than the
 /// tolerance gets a new vertex with the face normal (and the wedge's UV and colour),
-/// appended after the input vertices, which level 0 alone keeps indexing. Returns the
-/// appended vertices.
+/// appended after the input vertices, which level 0 alone keeps indexing; at most 30 %
+/// of the input's vertices are appended. Returns the appended vertices.
 pub fn shade_corners(
     vertices: &[Vertex],
     wedges: &Wedges,
@@ -48,26 +49,30 @@ pub fn shade_corners(
     let faceted = flat_area_share >= FACETED_AREA_SHARE;
     let budget = (vertices.len() as f64 * APPENDED_SHARE) as usize;
     let surface: Vec<Vec<u32>> = levels.iter().map(|l| l.indices.clone()).collect();
-    let shade = |faceted: bool, tolerance: f32| {
+    let shade = |tolerance: f32, budget: usize| {
         Shader {
             vertices,
             wedges,
             flat: &flat,
             faceted,
             min_cos: tolerance.to_radians().cos(),
+            budget,
         }
         .shade(&surface)
     };
-    let fitting = TOLERANCE_DEGREES.iter().find_map(|&tolerance| {
-        let (chosen, appended) = shade(faceted, tolerance);
-        (appended.len() <= budget).then_some((chosen, appended, tolerance, faceted))
-    });
-    // Where even the widest tolerance needs too many, the part keeps its authored
-    // vertices alone, as a smooth part does.
-    let (chosen, appended, tolerance, faceted) = fitting.unwrap_or_else(|| {
-        let (chosen, appended) = shade(false, 0.0);
-        (chosen, appended, 0.0, false)
-    });
+    let widest = TOLERANCE_DEGREES[TOLERANCE_DEGREES.len() - 1];
+    // The tightest tolerance whose appended vertices fit; else the widest, appending
+    // for the largest coarse triangles first until the budget is spent.
+    let (chosen, appended, tolerance) = TOLERANCE_DEGREES
+        .iter()
+        .find_map(|&tolerance| {
+            let (chosen, appended) = shade(tolerance, usize::MAX);
+            (appended.len() <= budget).then_some((chosen, appended, tolerance))
+        })
+        .unwrap_or_else(|| {
+            let (chosen, appended) = shade(widest, budget);
+            (chosen, appended, widest)
+        });
     for (level, indices) in levels.iter_mut().zip(chosen) {
         level.indices = indices;
     }
@@ -86,58 +91,74 @@ struct Shader<'a> {
     flat: &'a [bool],
     faceted: bool,
     min_cos: f32,
+    /// Most vertices to append.
+    budget: usize,
 }
 
 impl Shader<'_> {
     /// Every level's corners resolved to vertices (input indices, then appended ones
-    /// numbered from `vertices.len()`), and the appended vertices.
+    /// numbered from `vertices.len()`), and the appended vertices. Triangles are
+    /// visited largest first (then by level and position), so a short budget goes to
+    /// the most visible faces.
     fn shade(&self, surface: &[Vec<u32>]) -> (Vec<Vec<u32>>, Vec<Vertex>) {
         let base = self.vertices.len() as u32;
-        let mut appended: Vec<Vertex> = Vec::new();
-        // Per wedge representative, the appended vertices made for it so far.
-        let mut appended_at: HashMap<u32, Vec<u32>> = HashMap::new();
-        let chosen = surface
+        let wedge_positions = self.wedges.positions();
+        let corners_of =
+            |triangle: &[u32]| [0, 1, 2].map(|k| wedge_positions[triangle[k] as usize]);
+        let mut order: Vec<(f32, usize, usize)> = surface
             .iter()
-            .map(|indices| {
-                let mut out = Vec::with_capacity(indices.len());
-                for triangle in indices.chunks_exact(3) {
-                    let corners = positions(self.vertices, triangle);
-                    let Some(face) = face_normal(corners) else {
-                        out.extend_from_slice(triangle);
-                        continue;
-                    };
-                    for &wedge in triangle {
-                        let mut best = (f32::NEG_INFINITY, wedge, false);
-                        for &member in self.wedges.members(wedge) {
-                            let cos = dot(unit(self.vertices[member as usize].normal), face);
-                            if cos > best.0 {
-                                best = (cos, member, self.flat[member as usize]);
-                            }
-                        }
-                        for &extra in appended_at.get(&wedge).into_iter().flatten() {
-                            let cos = dot(appended[(extra - base) as usize].normal, face);
-                            if cos > best.0 {
-                                best = (cos, extra, true);
-                            }
-                        }
-                        let (cos, vertex, flat) = best;
-                        if cos >= self.min_cos || !(self.faceted && flat) {
-                            out.push(vertex);
-                        } else {
-                            let index = base + appended.len() as u32;
-                            let source = self.vertices[wedge as usize];
-                            appended.push(Vertex {
-                                normal: face,
-                                ..source
-                            });
-                            appended_at.entry(wedge).or_default().push(index);
-                            out.push(index);
-                        }
-                    }
-                }
-                out
+            .enumerate()
+            .flat_map(|(level, indices)| {
+                indices
+                    .chunks_exact(3)
+                    .enumerate()
+                    .map(move |(t, triangle)| (length(cross_of(corners_of(triangle))), level, t))
             })
             .collect();
+        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut chosen: Vec<Vec<u32>> = surface.iter().map(|l| vec![0; l.len()]).collect();
+        let mut appended: Vec<Vertex> = Vec::new();
+        // Per wedge, the appended vertices made for it so far.
+        let mut appended_at: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (_, level, t) in order {
+            let triangle = &surface[level][3 * t..3 * t + 3];
+            let out = &mut chosen[level][3 * t..3 * t + 3];
+            let Some(face) = face_normal(corners_of(triangle)) else {
+                for (slot, &wedge) in out.iter_mut().zip(triangle) {
+                    *slot = self.wedges.representative(wedge);
+                }
+                continue;
+            };
+            for (slot, &wedge) in out.iter_mut().zip(triangle) {
+                let mut best = (f32::NEG_INFINITY, self.wedges.representative(wedge), false);
+                for &member in self.wedges.members(wedge) {
+                    let cos = dot(unit(self.vertices[member as usize].normal), face);
+                    if cos > best.0 {
+                        best = (cos, member, self.flat[member as usize]);
+                    }
+                }
+                for &extra in appended_at.get(&wedge).into_iter().flatten() {
+                    let cos = dot(appended[(extra - base) as usize].normal, face);
+                    if cos > best.0 {
+                        best = (cos, extra, true);
+                    }
+                }
+                let (cos, vertex, flat) = best;
+                let append = self.faceted && flat && cos < self.min_cos;
+                if append && appended.len() < self.budget {
+                    let index = base + appended.len() as u32;
+                    let source = self.vertices[self.wedges.representative(wedge) as usize];
+                    appended.push(Vertex {
+                        normal: face,
+                        ..source
+                    });
+                    appended_at.entry(wedge).or_default().push(index);
+                    *slot = index;
+                } else {
+                    *slot = vertex;
+                }
+            }
+        }
         (chosen, appended)
     }
 }

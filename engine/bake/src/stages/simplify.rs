@@ -3,9 +3,9 @@ use std::fmt;
 use meshopt::{SimplifyOptions, SimplifyVertex, VertexDataAdapter};
 use serde::Serialize;
 use sylva_catalog::LodLevel;
-use sylva_mesh::{Vertex, VERTEX_STRIDE};
 
 use super::wedges::Wedges;
+use crate::settings::Borders;
 
 /// One level of a chain: a triangle list into the part's shared vertices.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,45 +53,54 @@ pub struct LevelStats {
     /// Relative to the part's extent, as meshoptimizer reports it.
     pub error: f32,
     pub stop: StopReason,
+    /// The level was stuck on locked borders and was simplified with them free
+    /// ([`Borders::LockedUnlessStuck`]).
+    pub borders_freed: bool,
 }
+
+const POSITION_STRIDE: usize = 12;
 
 /// A level counts as reaching its target within this share of the full mesh.
 const TARGET_SLACK: f64 = 0.05;
 
 /// What every level of one part is simplified from, prepared once per part: the full
-/// mesh on its surface (indices into wedge representatives, see [`Wedges`]) and the
-/// position view of its vertices.
+/// mesh on its surface (indices into its wedges, see [`Wedges`]) and the wedges'
+/// positions.
 pub struct SimplifyInput<'a> {
     surface: Vec<u32>,
     positions: VertexDataAdapter<'a>,
     /// No vertex is locked beyond what the options say; meshoptimizer reads one flag per
     /// vertex (and crashes on an empty slice), so the array is always full length.
     locks: Vec<SimplifyVertex>,
-    lock_border: bool,
+    borders: Borders,
 }
 
 impl<'a> SimplifyInput<'a> {
-    pub fn new(vertices: &'a [Vertex], wedges: &Wedges, full: &[u32], lock_border: bool) -> Self {
-        let bytes = meshopt::typed_to_bytes(vertices);
-        let positions = VertexDataAdapter::new(bytes, VERTEX_STRIDE, 0)
-            .expect("the vertex layout is 36-byte strided with the position first");
+    pub fn new(wedges: &'a Wedges, full: &[u32], borders: Borders) -> Self {
+        let bytes = meshopt::typed_to_bytes(wedges.positions());
+        let positions = VertexDataAdapter::new(bytes, POSITION_STRIDE, 0)
+            .expect("positions are 12-byte strided");
         SimplifyInput {
             surface: wedges.surface_indices(full),
             positions,
-            locks: vec![SimplifyVertex::None; vertices.len()],
-            lock_border,
+            locks: vec![SimplifyVertex::None; wedges.positions().len()],
+            borders,
         }
     }
 
     fn options(&self) -> SimplifyOptions {
-        if self.lock_border {
-            SimplifyOptions::LockBorder
-        } else {
-            SimplifyOptions::None
+        match self.borders {
+            Borders::Free => SimplifyOptions::None,
+            Borders::Locked | Borders::LockedUnlessStuck => SimplifyOptions::LockBorder,
         }
     }
 
-    fn run(&self, target_triangles: usize, max_error: f32, options: SimplifyOptions) -> (Vec<u32>, f32) {
+    fn run(
+        &self,
+        target_triangles: usize,
+        max_error: f32,
+        options: SimplifyOptions,
+    ) -> (Vec<u32>, f32) {
         let mut error = 0.0;
         let indices = meshopt::simplify_with_locks(
             &self.surface,
@@ -105,15 +114,22 @@ impl<'a> SimplifyInput<'a> {
         (indices, error)
     }
 
-    /// Why a level that stopped at `triangles` short of `target_triangles` stopped: the
-    /// first constraint whose removal lets the simplifier go further.
-    fn stop_reason(&self, target_triangles: usize, triangles: usize) -> StopReason {
-        let further = |options| self.run(target_triangles, f32::MAX, options).0.len() / 3 < triangles;
-        if further(self.options()) {
+    /// Why a level simplified with `options` that stopped at `triangles`, short of
+    /// `target_triangles`, stopped: the first constraint whose removal lets the
+    /// simplifier go further.
+    fn stop_reason(
+        &self,
+        options: SimplifyOptions,
+        target_triangles: usize,
+        triangles: usize,
+    ) -> StopReason {
+        let further =
+            |options| self.run(target_triangles, f32::MAX, options).0.len() / 3 < triangles;
+        if further(options) {
             StopReason::ErrorLimit
-        } else if self.lock_border && further(SimplifyOptions::None) {
+        } else if options.contains(SimplifyOptions::LockBorder) && further(SimplifyOptions::None) {
             StopReason::BordersLocked
-        } else if further(self.options() | SimplifyOptions::Permissive) {
+        } else if further(options | SimplifyOptions::Permissive) {
             StopReason::Seams
         } else {
             StopReason::TooFewTriangles
@@ -122,8 +138,8 @@ impl<'a> SimplifyInput<'a> {
 }
 
 /// Each of `levels` simplified from the full mesh (never from the previous level), so
-/// errors do not accumulate. The levels index wedge representatives, which are input
-/// vertices; the facet stage then chooses each corner's normal.
+/// errors do not accumulate. The levels index wedges; the facet stage then chooses
+/// each corner's vertex.
 pub fn simplify_levels(
     input: &SimplifyInput<'_>,
     levels: &[LodLevel],
@@ -134,23 +150,35 @@ pub fn simplify_levels(
         .map(|setting| {
             let target_triangles =
                 (full_triangles as f64 * f64::from(setting.ratio)).round() as usize;
-            let (indices, error) = if full_triangles == 0 {
+            let reached = |indices: &[u32]| {
+                (indices.len() / 3) as f64
+                    <= target_triangles as f64 + TARGET_SLACK * full_triangles as f64
+            };
+            let mut options = input.options();
+            let (mut indices, mut error) = if full_triangles == 0 {
                 (Vec::new(), 0.0)
             } else {
-                input.run(target_triangles, setting.max_error, input.options())
+                input.run(target_triangles, setting.max_error, options)
             };
+            let mut borders_freed = false;
+            if input.borders == Borders::LockedUnlessStuck && !reached(&indices) {
+                let free = input.run(target_triangles, setting.max_error, SimplifyOptions::None);
+                if free.0.len() < indices.len() {
+                    (indices, error) = free;
+                    options = SimplifyOptions::None;
+                    borders_freed = true;
+                }
+            }
             let triangles = indices.len() / 3;
             let achieved_ratio = if full_triangles == 0 {
                 1.0
             } else {
                 (triangles as f64 / full_triangles as f64) as f32
             };
-            let reached = triangles as f64
-                <= target_triangles as f64 + TARGET_SLACK * full_triangles as f64;
-            let stop = if reached {
+            let stop = if reached(&indices) {
                 StopReason::TargetReached
             } else {
-                input.stop_reason(target_triangles, triangles)
+                input.stop_reason(options, target_triangles, triangles)
             };
             let level = Level {
                 indices,
@@ -165,6 +193,7 @@ pub fn simplify_levels(
                 achieved_ratio,
                 error,
                 stop,
+                borders_freed,
             };
             (level, stats)
         })

@@ -2,50 +2,72 @@ use std::collections::HashMap;
 
 use sylva_mesh::Vertex;
 
-/// The surface a part is simplified on: vertices that share a position, UV and colour
-/// are one wedge, whatever their normals. A flat-shaded mesh (each face its own three
-/// vertices, no two triangles sharing an index) becomes one connected surface, so its
-/// faces share edges the simplifier can collapse; UV and colour discontinuities stay
-/// seams, and open edges stay borders.
+/// The surface a part is simplified on: vertices that share a position, colour and —
+/// when the part's material has a texture to read them — UV are one wedge, whatever
+/// their normals. A flat-shaded mesh (each face its own three vertices, no two
+/// triangles sharing an index) becomes one connected surface, so its faces share edges
+/// the simplifier can collapse; UV (on textured parts) and colour discontinuities stay
+/// seams, and open edges stay borders. Untextured parts' UVs are never drawn, so they
+/// make no seams (exporters such as FBX2glTF write per-face UVs all the same).
+///
+/// The simplifier gets the wedges as a vertex buffer of their own (one position per
+/// wedge): meshoptimizer treats vertices sharing a position as attribute seams, even
+/// ones no triangle uses, so the input's buffer would lock every wedge.
 #[derive(Clone, Debug)]
 pub struct Wedges {
-    /// Per vertex, the first vertex of its wedge (its representative).
-    representative: Vec<u32>,
-    /// Per representative, the vertices of its wedge in index order (empty for others).
+    /// Per vertex, its wedge.
+    wedge_of: Vec<u32>,
+    /// Per wedge, its first vertex (its representative).
+    representatives: Vec<u32>,
+    /// Per wedge, its vertices in index order.
     members: Vec<Vec<u32>>,
+    /// Per wedge, its position.
+    positions: Vec<[f32; 3]>,
 }
 
 impl Wedges {
-    pub fn new(vertices: &[Vertex]) -> Self {
-        let mut first: HashMap<([u32; 3], [u32; 2], [u8; 4]), u32> = HashMap::new();
-        let mut members = vec![Vec::new(); vertices.len()];
-        let representative = vertices
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let key = (v.position.map(f32::to_bits), v.uv.map(f32::to_bits), v.color);
-                let rep = *first.entry(key).or_insert(i as u32);
-                members[rep as usize].push(i as u32);
-                rep
-            })
-            .collect();
-        Wedges {
-            representative,
-            members,
+    pub fn new(vertices: &[Vertex], textured: bool) -> Self {
+        let mut wedge_at: HashMap<([u32; 3], [u32; 2], [u8; 4]), u32> = HashMap::new();
+        let mut wedges = Wedges {
+            wedge_of: Vec::with_capacity(vertices.len()),
+            representatives: Vec::new(),
+            members: Vec::new(),
+            positions: Vec::new(),
+        };
+        for (i, v) in vertices.iter().enumerate() {
+            let uv = if textured { v.uv } else { [0.0; 2] };
+            let key = (v.position.map(f32::to_bits), uv.map(f32::to_bits), v.color);
+            let next = wedges.representatives.len() as u32;
+            let wedge = *wedge_at.entry(key).or_insert(next);
+            if wedge == next {
+                wedges.representatives.push(i as u32);
+                wedges.members.push(Vec::new());
+                wedges.positions.push(v.position);
+            }
+            wedges.members[wedge as usize].push(i as u32);
+            wedges.wedge_of.push(wedge);
         }
+        wedges
     }
 
-    /// `indices` with every vertex replaced by its wedge's representative.
+    /// `indices` (into the vertices) as indices into the wedges.
     pub fn surface_indices(&self, indices: &[u32]) -> Vec<u32> {
-        indices
-            .iter()
-            .map(|&i| self.representative[i as usize])
-            .collect()
+        indices.iter().map(|&i| self.wedge_of[i as usize]).collect()
     }
 
-    /// The vertices of the wedge `representative` stands for.
-    pub fn members(&self, representative: u32) -> &[u32] {
-        &self.members[representative as usize]
+    /// One position per wedge, what the simplifier reads.
+    pub fn positions(&self) -> &[[f32; 3]] {
+        &self.positions
+    }
+
+    /// The first vertex of `wedge`, whose UV and colour every member shares.
+    pub fn representative(&self, wedge: u32) -> u32 {
+        self.representatives[wedge as usize]
+    }
+
+    /// The vertices of `wedge`.
+    pub fn members(&self, wedge: u32) -> &[u32] {
+        &self.members[wedge as usize]
     }
 }
 
@@ -61,9 +83,14 @@ mod tests {
             uv: [u, 0.0],
             color: [255; 4],
         };
-        let wedges = Wedges::new(&[v(0.0, 0.0, 0.0), v(0.0, 1.0, 0.0), v(0.0, 0.0, 0.5)]);
-        assert_eq!(wedges.surface_indices(&[0, 1, 2]), [0, 0, 2]);
+        let vertices = [v(0.0, 0.0, 0.0), v(0.0, 1.0, 0.0), v(0.0, 0.0, 0.5)];
+        let wedges = Wedges::new(&vertices, true);
+        assert_eq!(wedges.surface_indices(&[0, 1, 2]), [0, 0, 1]);
         assert_eq!(wedges.members(0), [0, 1]);
-        assert_eq!(wedges.members(2), [2]);
+        assert_eq!((wedges.members(1), wedges.representative(1)), (&[2][..], 2));
+        assert_eq!(wedges.positions().len(), 2);
+        // Without a texture, UVs are never drawn and split nothing.
+        let untextured = Wedges::new(&vertices, false);
+        assert_eq!(untextured.surface_indices(&[0, 1, 2]), [0, 0, 0]);
     }
 }
