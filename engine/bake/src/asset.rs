@@ -4,9 +4,10 @@ use sylva_cache::BakedAsset;
 use sylva_import::{import, ImportError, ImportStats};
 use sylva_mesh::Aabb;
 
-use crate::chain::{build_chain, ChainStats};
+use crate::chain::{build_chain, build_chain_with_budget, ChainStats};
 use crate::key::AssetSource;
 use crate::settings::BakeSettings;
+use crate::stages::own_budget;
 
 /// What baking an asset did.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,11 +33,25 @@ pub fn bake_asset(
             })
     };
     let imported = import(&source.bytes, &mut resolve)?;
-    let (parts, stats): (Vec<_>, Vec<_>) = imported
+    let (mut parts, mut stats): (Vec<_>, Vec<_>) = imported
         .parts
         .iter()
         .map(|p| build_chain(p, settings))
         .unzip();
+    // The asset's vertices may grow by 30 % in all: what parts left of their own share
+    // goes, in part order, to those that ran out.
+    let mut unused: usize = stats
+        .iter()
+        .map(|s| own_budget(s.weld.vertices_out) - s.facets.appended_vertices)
+        .sum();
+    for (i, part) in imported.parts.iter().enumerate() {
+        if !stats[i].facets.capped || unused == 0 {
+            continue;
+        }
+        let (baked, more) = build_chain_with_budget(part, settings, unused);
+        unused -= more.facets.appended_vertices - stats[i].facets.appended_vertices;
+        (parts[i], stats[i]) = (baked, more);
+    }
     let asset = BakedAsset {
         prop_id: source.prop_id.clone(),
         source_path: source.path.clone(),

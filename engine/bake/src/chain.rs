@@ -42,6 +42,16 @@ impl ChainStats {
 }
 
 pub fn build_chain(part: &ImportedPart, settings: &BakeSettings) -> (BakedPart, ChainStats) {
+    build_chain_with_budget(part, settings, 0)
+}
+
+/// [`build_chain`] with `extra_budget` more face-normal vertices allowed than the part's
+/// own 30 % (what its asset's other parts left unused).
+pub fn build_chain_with_budget(
+    part: &ImportedPart,
+    settings: &BakeSettings,
+    extra_budget: usize,
+) -> (BakedPart, ChainStats) {
     let lock_border = settings.lock_border_for(&part.name);
     let (vertices, indices, weld_stats) = weld(&part.vertices, &part.indices);
     let (full, vertex_cache) = optimize_vertex_cache(&indices, vertices.len());
@@ -50,7 +60,8 @@ pub fn build_chain(part: &ImportedPart, settings: &BakeSettings) -> (BakedPart, 
         let input = SimplifyInput::new(&wedges, &full, lock_border);
         simplify_levels(&input, &settings.levels)
     };
-    let (appended, facets) = shade_corners(&vertices, &wedges, &full, &mut simplified);
+    let (appended, facets) =
+        shade_corners(&vertices, &wedges, &full, &mut simplified, extra_budget);
     let input_count = vertices.len();
     let mut vertices = vertices;
     vertices.extend(appended);

@@ -30,6 +30,14 @@ pub struct FacetStats {
     pub appended_vertices: usize,
     /// The angle within which an existing vertex was close enough to a coarse face.
     pub tolerance_degrees: f32,
+    /// The budget ran out: some coarse corners kept a vertex further than that.
+    pub capped: bool,
+}
+
+/// The vertices a part of `input_vertices` may append on its own account (30 %); an
+/// asset gives what its parts leave unused to those that ran out.
+pub fn own_budget(input_vertices: usize) -> usize {
+    (input_vertices as f64 * APPENDED_SHARE) as usize
 }
 
 /// Chooses every simplified corner's vertex so coarse triangles keep the part's look.
@@ -44,16 +52,16 @@ pub fn shade_corners(
     wedges: &Wedges,
     full: &[u32],
     levels: &mut [Level],
+    extra_budget: usize,
 ) -> (Vec<Vertex>, FacetStats) {
-    let (flat, flat_area_share) = flat_vertices(vertices, full);
+    let flat_area_share = facet_area_share(vertices, full);
     let faceted = flat_area_share >= FACETED_AREA_SHARE;
-    let budget = (vertices.len() as f64 * APPENDED_SHARE) as usize;
+    let budget = own_budget(vertices.len()) + extra_budget;
     let surface: Vec<Vec<u32>> = levels.iter().map(|l| l.indices.clone()).collect();
     let shade = |tolerance: f32, budget: usize| {
         Shader {
             vertices,
             wedges,
-            flat: &flat,
             faceted,
             min_cos: tolerance.to_radians().cos(),
             budget,
@@ -63,15 +71,15 @@ pub fn shade_corners(
     let widest = TOLERANCE_DEGREES[TOLERANCE_DEGREES.len() - 1];
     // The tightest tolerance whose appended vertices fit; else the widest, appending
     // for the largest coarse triangles first until the budget is spent.
-    let (chosen, appended, tolerance) = TOLERANCE_DEGREES
+    let (chosen, appended, tolerance, capped) = TOLERANCE_DEGREES
         .iter()
         .find_map(|&tolerance| {
             let (chosen, appended) = shade(tolerance, usize::MAX);
-            (appended.len() <= budget).then_some((chosen, appended, tolerance))
+            (appended.len() <= budget).then_some((chosen, appended, tolerance, false))
         })
         .unwrap_or_else(|| {
             let (chosen, appended) = shade(widest, budget);
-            (chosen, appended, widest)
+            (chosen, appended, widest, true)
         });
     for (level, indices) in levels.iter_mut().zip(chosen) {
         level.indices = indices;
@@ -81,6 +89,7 @@ pub fn shade_corners(
         faceted,
         appended_vertices: appended.len(),
         tolerance_degrees: tolerance,
+        capped,
     };
     (appended, stats)
 }
@@ -88,7 +97,6 @@ pub fn shade_corners(
 struct Shader<'a> {
     vertices: &'a [Vertex],
     wedges: &'a Wedges,
-    flat: &'a [bool],
     faceted: bool,
     min_cos: f32,
     /// Most vertices to append.
@@ -120,6 +128,8 @@ impl Shader<'_> {
         let mut appended: Vec<Vertex> = Vec::new();
         // Per wedge, the appended vertices made for it so far.
         let mut appended_at: HashMap<u32, Vec<u32>> = HashMap::new();
+        // Per appended vertex, the face normals of the corners it serves.
+        let mut faces_of: Vec<Vec<[f32; 3]>> = Vec::new();
         for (_, level, t) in order {
             let triangle = &surface[level][3 * t..3 * t + 3];
             let out = &mut chosen[level][3 * t..3 * t + 3];
@@ -130,28 +140,54 @@ impl Shader<'_> {
                 continue;
             };
             for (slot, &wedge) in out.iter_mut().zip(triangle) {
-                let mut best = (f32::NEG_INFINITY, self.wedges.representative(wedge), false);
+                let mut best = (f32::NEG_INFINITY, self.wedges.representative(wedge));
                 for &member in self.wedges.members(wedge) {
                     let cos = dot(unit(self.vertices[member as usize].normal), face);
                     if cos > best.0 {
-                        best = (cos, member, self.flat[member as usize]);
+                        best = (cos, member);
                     }
                 }
                 for &extra in appended_at.get(&wedge).into_iter().flatten() {
                     let cos = dot(appended[(extra - base) as usize].normal, face);
                     if cos > best.0 {
-                        best = (cos, extra, true);
+                        best = (cos, extra);
                     }
                 }
-                let (cos, vertex, flat) = best;
-                let append = self.faceted && flat && cos < self.min_cos;
-                if append && appended.len() < self.budget {
+                let (cos, vertex) = best;
+                if cos >= self.min_cos || !self.faceted {
+                    if vertex >= base {
+                        faces_of[(vertex - base) as usize].push(face);
+                    }
+                    *slot = vertex;
+                    continue;
+                }
+                // An appended vertex of this wedge whose faces, with this one, all stay
+                // within the tolerance of their mean normal takes the mean and serves.
+                let shared = appended_at
+                    .get(&wedge)
+                    .into_iter()
+                    .flatten()
+                    .find_map(|&extra| {
+                        let faces = &faces_of[(extra - base) as usize];
+                        let mean = unit(faces.iter().fold(face, |sum, f| add(sum, *f)));
+                        let fits = faces
+                            .iter()
+                            .chain([&face])
+                            .all(|f| dot(mean, *f) >= self.min_cos);
+                        fits.then_some((extra, mean))
+                    });
+                if let Some((extra, mean)) = shared {
+                    appended[(extra - base) as usize].normal = mean;
+                    faces_of[(extra - base) as usize].push(face);
+                    *slot = extra;
+                } else if appended.len() < self.budget {
                     let index = base + appended.len() as u32;
                     let source = self.vertices[self.wedges.representative(wedge) as usize];
                     appended.push(Vertex {
                         normal: face,
                         ..source
                     });
+                    faces_of.push(vec![face]);
                     appended_at.entry(wedge).or_default().push(index);
                     *slot = index;
                 } else {
@@ -163,11 +199,24 @@ impl Shader<'_> {
     }
 }
 
-/// Per vertex, whether its normal is within [`FLAT_DEGREES`] of every face using it,
-/// and the share of the area on triangles whose three corners are flat.
-fn flat_vertices(vertices: &[Vertex], indices: &[u32]) -> (Vec<bool>, f64) {
+/// The share of the area on triangles whose three corners are facet corners: a
+/// vertex whose normal is within [`FLAT_DEGREES`] of every face using it, at a position
+/// that carries other normals too (the mesh is split there, as flat shading splits
+/// every corner; a smooth mesh's flat stretches share their vertices).
+fn facet_area_share(vertices: &[Vertex], indices: &[u32]) -> f64 {
     let min_cos = FLAT_DEGREES.to_radians().cos();
-    let mut flat = vec![true; vertices.len()];
+    let mut normal_at: HashMap<[u32; 3], ([u32; 3], bool)> = HashMap::new();
+    for v in vertices {
+        let normal = v.normal.map(f32::to_bits);
+        let (first, split) = normal_at
+            .entry(v.position.map(f32::to_bits))
+            .or_insert((normal, false));
+        *split |= *first != normal;
+    }
+    let mut flat: Vec<bool> = vertices
+        .iter()
+        .map(|v| normal_at[&v.position.map(f32::to_bits)].1)
+        .collect();
     let mut used = vec![false; vertices.len()];
     for triangle in indices.chunks_exact(3) {
         let face = face_normal(positions(vertices, triangle));
@@ -189,8 +238,11 @@ fn flat_vertices(vertices: &[Vertex], indices: &[u32]) -> (Vec<bool>, f64) {
             flat_area += a;
         }
     }
-    let share = if area > 0.0 { flat_area / area } else { 0.0 };
-    (flat, share)
+    if area > 0.0 {
+        flat_area / area
+    } else {
+        0.0
+    }
 }
 
 fn positions(vertices: &[Vertex], triangle: &[u32]) -> [[f32; 3]; 3] {
@@ -220,6 +272,10 @@ fn length(v: [f32; 3]) -> f32 {
 
 fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn add(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
 fn unit(v: [f32; 3]) -> [f32; 3] {

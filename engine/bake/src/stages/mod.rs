@@ -11,7 +11,7 @@ mod vertex_fetch;
 mod wedges;
 mod weld;
 
-pub use facets::{face_normal, shade_corners, FacetStats};
+pub use facets::{face_normal, own_budget, shade_corners, FacetStats};
 pub use simplify::{simplify_levels, Level, LevelStats, SimplifyInput, StopReason};
 pub use vertex_cache::{optimize_vertex_cache, VertexCacheStats};
 pub use vertex_fetch::{optimize_vertex_fetch, VertexFetchStats};
