@@ -631,3 +631,66 @@ fn faceted_parts_stay_faceted_at_every_level_in_one_vertex_buffer() {
     assert!(faceted_parts >= 10, "{faceted_parts} faceted parts");
     assert!(unfaceted.is_empty(), "{unfaceted:#?}");
 }
+
+/// Box.glb with `extra` merged into its JSON chunk, as a GLB.
+fn box_with(extra: serde_json::Value) -> Vec<u8> {
+    let bytes = fs::read(common::gltf_file("Box.glb")).unwrap();
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    if let (serde_json::Value::Object(json), serde_json::Value::Object(extra)) = (&mut json, extra)
+    {
+        json.extend(extra);
+    }
+    let mut chunk = serde_json::to_vec(&json).unwrap();
+    while chunk.len() % 4 != 0 {
+        chunk.push(b' ');
+    }
+    let bin = &bytes[20 + json_len..];
+    let mut out = b"glTF".to_vec();
+    out.extend(2u32.to_le_bytes());
+    out.extend(((12 + 8 + chunk.len() + bin.len()) as u32).to_le_bytes());
+    out.extend((chunk.len() as u32).to_le_bytes());
+    out.extend(0x4E4F_534Au32.to_le_bytes());
+    out.extend(chunk);
+    out.extend(bin);
+    out
+}
+
+#[test]
+fn a_required_light_bakes_with_a_warning_and_draco_is_refused_while_the_rest_bakes() {
+    let assets = temp_assets(&["box"], &FILES[..1]);
+    let lit = box_with(serde_json::json!({
+        "extensionsUsed": ["KHR_lights_punctual"],
+        "extensionsRequired": ["KHR_lights_punctual"],
+        "extensions": {"KHR_lights_punctual": {"lights": [{"type": "point"}]}},
+    }));
+    fs::write(assets.path().join("box/lit.glb"), lit).unwrap();
+    let draco = box_with(serde_json::json!({
+        "extensionsUsed": ["KHR_draco_mesh_compression"],
+        "extensionsRequired": ["KHR_draco_mesh_compression"],
+    }));
+    fs::write(assets.path().join("box/draco.glb"), draco).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let report = bake(assets.path(), &cache_in(&out));
+    assert_eq!((report.baked(), report.failed()), (2, 1));
+    let lit = report
+        .assets
+        .iter()
+        .find(|a| a.path == "box/lit.glb")
+        .unwrap();
+    let Status::Baked { report: lit, .. } = &lit.status else {
+        panic!("{:?}", lit.status)
+    };
+    let ignored = &lit.import.ignored_extensions;
+    assert_eq!(ignored.len(), 1);
+    assert_eq!(
+        (
+            ignored[0].name.as_str(),
+            ignored[0].ignored,
+            ignored[0].required
+        ),
+        ("KHR_lights_punctual", "lights", true)
+    );
+    let error = failure_of(&report, "box/draco.glb").to_string();
+    assert!(error.contains("gltf-transform/cli decompress"), "{error}");
+}
