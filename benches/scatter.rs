@@ -32,7 +32,12 @@ fn dabs(c: &mut Criterion) {
             format!("mixed_forest_meadow_{candidates}_candidates"),
             |b| {
                 b.iter_batched(
-                    || (Painter::new(1, PROTOTYPE_PLACEMENT_CAP * 8), Edit::default()),
+                    || {
+                        (
+                            Painter::new(1, PROTOTYPE_PLACEMENT_CAP * 8),
+                            Edit::default(),
+                        )
+                    },
                     |(mut painter, mut edit)| {
                         let report = painter
                             .dab(&terrain, &catalog, &preset, at, brush, &mut edit)
