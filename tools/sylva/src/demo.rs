@@ -68,41 +68,84 @@ const fn stroke(
     }
 }
 
-/// One scripted fill: a preset file stem, a rectangle (x0, z0, x1, z1) and the density
+/// One scripted fill: a preset file stem, a polygon (x, z) and the density
 /// (candidates per m²; the preset's when `None`).
 struct Fill {
     preset: &'static str,
-    rect: [f32; 4],
+    polygon: &'static [(f32, f32)],
     density: Option<f32>,
 }
 
-/// The biomes, each where its preset's predicates find ground.
-const FILLS: [Fill; 4] = [
+/// The biomes, each where its preset's predicates find ground: the forest drawn as a
+/// lasso around the meadows and foothills (round the lake, short of the coast and the
+/// cliff), a second one on the plateau above the cliff.
+const FILLS: [Fill; 5] = [
     Fill {
         preset: "mixed_forest",
-        rect: [-256.0, -110.0, 140.0, 256.0],
+        polygon: &[
+            (-256.0, -100.0),
+            (-200.0, -122.0),
+            (-150.0, -136.0),
+            (-60.0, -126.0),
+            (-10.0, -96.0),
+            (40.0, -112.0),
+            (95.0, -86.0),
+            (130.0, -40.0),
+            (112.0, 10.0),
+            (138.0, 60.0),
+            (118.0, 120.0),
+            (142.0, 200.0),
+            (128.0, 256.0),
+            (-256.0, 256.0),
+        ],
         density: Some(0.2),
     },
     Fill {
+        preset: "mixed_forest",
+        polygon: &[
+            (190.0, -140.0),
+            (256.0, -150.0),
+            (256.0, 150.0),
+            (200.0, 140.0),
+        ],
+        density: Some(0.12),
+    },
+    Fill {
         preset: "cliff_and_scree",
-        rect: [120.0, -170.0, 230.0, 150.0],
+        polygon: &[
+            (120.0, -170.0),
+            (230.0, -170.0),
+            (230.0, 150.0),
+            (120.0, 150.0),
+        ],
         density: None,
     },
     Fill {
         preset: "beach",
-        rect: [-256.0, -256.0, 256.0, -140.0],
+        polygon: &[
+            (-256.0, -256.0),
+            (256.0, -256.0),
+            (256.0, -140.0),
+            (-256.0, -140.0),
+        ],
         density: None,
     },
     Fill {
         preset: "lake_shore",
-        rect: [-190.0, -170.0, -20.0, 5.0],
+        polygon: &[
+            (-190.0, -170.0),
+            (-20.0, -170.0),
+            (-20.0, 5.0),
+            (-190.0, 5.0),
+        ],
         density: None,
     },
 ];
 
-/// A clearing erased from the forest around the meadow landmark and filled as a meadow.
-const CLEARING_RADIUS: f32 = 18.0;
-const CLEARING: [[f32; 2]; 3] = [[-40.0, -14.0], [-20.0, -14.0], [0.0, -14.0]];
+/// A clearing erased from the forest between the meadow close-up's camera and the
+/// meadow landmark, filled as a meadow.
+const CLEARING_RADIUS: f32 = 16.0;
+const CLEARING: [[f32; 2]; 4] = [[-42.0, -20.0], [-34.0, -8.0], [-26.0, 4.0], [-18.0, 14.0]];
 
 /// Every preset where it belongs, painted on top of the fills.
 const SCRIPT: [Stroke; 7] = [
@@ -155,8 +198,7 @@ pub fn run(args: Args) -> Result<()> {
     for fill in &FILLS {
         let preset = presets::load(&args.presets.join(format!("{}.ron", fill.preset)))?;
         let name = editor.use_preset(fill.preset, preset.clone())?;
-        let [x0, z0, x1, z1] = fill.rect;
-        let region = FillRegion::Polygon(vec![(x0, z0), (x1, z0), (x1, z1), (x0, z1)]);
+        let region = FillRegion::Polygon(fill.polygon.to_vec());
         let request = FillRequest {
             preset: name,
             region,
