@@ -21,10 +21,13 @@ pub const DEFAULT_PLACEMENT_CAP: usize = 1_000_000;
 /// journal that names no cap was written then and means this one.
 pub const PROTOTYPE_PLACEMENT_CAP: usize = 2_500;
 /// The largest cap a session may ask for. A live placement costs about
-/// [`BYTES_PER_PLACEMENT`] across the painter, the registry and the GPU mirror, so this
-/// is about 5 GB: more than the machines sylva runs on can spare.
+/// [`BYTES_PER_PLACEMENT`] in the editor alone (the registry and a GPU mirror add their
+/// own), so this is 5 GB before anything is drawn: more than the machines sylva runs
+/// on can spare.
 pub const MAX_PLACEMENT_CAP: usize = 10_000_000;
-/// Measured memory per live placement of a painted session (BENCHMARKS.md).
+/// Memory per live placement in the editor (painter, spacing index, journal), measured
+/// by `sylva fill` filling a 4097² map with 995,805 placements: 615 MB peak, less the
+/// 67 MB terrain and the process's baseline (BENCHMARKS.md).
 pub const BYTES_PER_PLACEMENT: usize = 500;
 /// Dabs with at least this many candidates evaluate them on rayon's thread pool.
 const PARALLEL_CANDIDATES: usize = 2_048;
