@@ -50,6 +50,15 @@ fn session() -> Session {
     )
 }
 
+/// An empty world on `terrain` with Mixed Forest registered, and its name.
+fn forest_world(terrain: &Terrain) -> (World, String) {
+    let mut world = World::new(terrain.clone(), &session(), &LodConfig::default()).unwrap();
+    let name = world
+        .use_preset("mixed_forest", common::preset("mixed_forest"))
+        .unwrap();
+    (world, name)
+}
+
 fn default_world_fill(c: &mut Criterion) {
     let terrain = default_world();
     let mut group = c.benchmark_group("fill_default_world");
@@ -74,14 +83,7 @@ fn default_world_fill(c: &mut Criterion) {
     });
     group.bench_function("mixed_forest_world_with_registry", |b| {
         b.iter_batched(
-            || {
-                let mut world =
-                    World::new(terrain.clone(), &session(), &LodConfig::default()).unwrap();
-                let name = world
-                    .use_preset("mixed_forest", common::preset("mixed_forest"))
-                    .unwrap();
-                (world, name)
-            },
+            || forest_world(&terrain),
             |(mut world, name)| {
                 world.fill(&whole(&name, None), &mut go_on).unwrap();
                 world
@@ -98,14 +100,7 @@ fn big_map_fill(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("mixed_forest_about_1m_placements_world", |b| {
         b.iter_batched(
-            || {
-                let mut world =
-                    World::new(terrain.clone(), &session(), &LodConfig::default()).unwrap();
-                let name = world
-                    .use_preset("mixed_forest", common::preset("mixed_forest"))
-                    .unwrap();
-                (world, name)
-            },
+            || forest_world(&terrain),
             |(mut world, name)| {
                 let applied = world
                     .fill(&whole(&name, Some(BIG_MAP_DENSITY)), &mut go_on)

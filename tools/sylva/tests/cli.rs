@@ -36,6 +36,16 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// The sum of a JSON report's rejections by reason.
+fn rejected_in_all(report: &serde_json::Value) -> u64 {
+    report["rejected"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
+}
+
 #[test]
 fn paint_json_reports_candidates_placed_rejections_and_time() {
     let out = stdout(&sylva(&[
@@ -49,13 +59,7 @@ fn paint_json_reports_candidates_placed_rejections_and_time() {
     let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     let candidates = report["candidates"].as_u64().unwrap();
     let placed = report["placed"].as_u64().unwrap();
-    let rejected: u64 = report["rejected"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert_eq!(placed + rejected, candidates);
+    assert_eq!(placed + rejected_in_all(&report), candidates);
     assert!(report["rejected"]["slope"].as_u64().unwrap() > 0);
     assert!(report["micros"].is_u64());
 }
@@ -149,13 +153,7 @@ fn fill_reports_like_a_stroke_and_is_the_same_on_one_or_two_threads() {
     assert_eq!(one["digest"], two["digest"]);
     let candidates = one["candidates"].as_u64().unwrap();
     let placed = one["placed"].as_u64().unwrap();
-    let rejected: u64 = one["rejected"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert_eq!(placed + rejected, candidates);
+    assert_eq!(placed + rejected_in_all(&one), candidates);
     assert!(placed > 50_000, "{one}");
     assert_eq!(one["placements"].as_u64().unwrap(), placed);
     let replay = stdout(&sylva(&["replay", session.to_str().unwrap(), "--json"]));
