@@ -12,7 +12,7 @@ use sylva::render::props::PropsRenderer;
 use sylva::render::reference::ObjectPart;
 use sylva::render::{render_image, CameraView, RenderContext, Scene, OUTPUT_FORMAT};
 use sylva::runtime::{geometry_of, Runtime};
-use sylva::scatter::{Session, TerrainSource, DEFAULT_PLACEMENT_CAP};
+use sylva::scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
 use sylva::terrain::{default_world, Landmark};
 use sylva::world::World;
 
@@ -34,7 +34,7 @@ fn frames(c: &mut Criterion) {
     .unwrap();
     let session = Session::new(
         5,
-        DEFAULT_PLACEMENT_CAP,
+        PROTOTYPE_PLACEMENT_CAP,
         TerrainSource::DefaultWorld,
         common::snapshot(),
     );

@@ -8,7 +8,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use glam::{Vec2, Vec3Swizzles};
 use sylva::scatter::{
     BrushSettings, Edit, Editor, Mulberry32, Painter, Placement, Session, SpacingIndex,
-    TerrainSource, DEFAULT_PLACEMENT_CAP,
+    TerrainSource, PROTOTYPE_PLACEMENT_CAP,
 };
 use sylva::terrain::{default_world, Landmark};
 
@@ -32,7 +32,12 @@ fn dabs(c: &mut Criterion) {
             format!("mixed_forest_meadow_{candidates}_candidates"),
             |b| {
                 b.iter_batched(
-                    || (Painter::new(1, DEFAULT_PLACEMENT_CAP * 8), Edit::default()),
+                    || {
+                        (
+                            Painter::new(1, PROTOTYPE_PLACEMENT_CAP * 8),
+                            Edit::default(),
+                        )
+                    },
                     |(mut painter, mut edit)| {
                         let report = painter
                             .dab(&terrain, &catalog, &preset, at, brush, &mut edit)
@@ -105,13 +110,14 @@ fn spacing(c: &mut Criterion) {
     group.finish();
 }
 
-/// A 100-dab Mixed Forest stroke across the meadow on a world holding its 2,500-placement
-/// cap: each dab places ~130 and evicts as many, the later ones the stroke's own.
+/// A 100-dab Mixed Forest stroke across the meadow on a world holding the prototype's
+/// 2,500-placement cap: each dab places ~130 and evicts as many, the later ones the
+/// stroke's own.
 fn stroke_at_the_cap(c: &mut Criterion) {
     let terrain = default_world();
     let session = Session::new(
         3,
-        DEFAULT_PLACEMENT_CAP,
+        PROTOTYPE_PLACEMENT_CAP,
         TerrainSource::DefaultWorld,
         common::snapshot(),
     );
@@ -124,7 +130,7 @@ fn stroke_at_the_cap(c: &mut Criterion) {
         let brush = common::preset("mixed_forest").brush;
         editor.begin_paint(&name, brush).unwrap();
         let mut step = 0;
-        while editor.painter().len() < DEFAULT_PLACEMENT_CAP {
+        while editor.painter().len() < PROTOTYPE_PLACEMENT_CAP {
             editor
                 .dab(&terrain, at + Vec2::new(-60.0 + 4.0 * step as f32, -30.0))
                 .unwrap();
@@ -145,7 +151,7 @@ fn stroke_at_the_cap(c: &mut Criterion) {
                     editor.dab(&terrain, at + Vec2::new(x, 20.0)).unwrap();
                 }
                 editor.end_stroke();
-                assert_eq!(editor.painter().len(), DEFAULT_PLACEMENT_CAP);
+                assert_eq!(editor.painter().len(), PROTOTYPE_PLACEMENT_CAP);
                 editor
             },
             BatchSize::LargeInput,

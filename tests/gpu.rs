@@ -16,7 +16,7 @@ use sylva::cache::{encode, CacheDir, Entry};
 use sylva::lod::LodConfig;
 use sylva::render::{CameraView, RenderContext, RgbaImage, OUTPUT_FORMAT};
 use sylva::runtime::Runtime;
-use sylva::scatter::{Session, TerrainSource, DEFAULT_PLACEMENT_CAP};
+use sylva::scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
 use sylva::terrain::{default_world, Landmark};
 use sylva::world::World;
 use tempfile::TempDir;
@@ -43,7 +43,7 @@ fn baked_cache() -> (TempDir, CacheDir) {
 fn empty_session() -> Session {
     Session::new(
         11,
-        DEFAULT_PLACEMENT_CAP,
+        PROTOTYPE_PLACEMENT_CAP,
         TerrainSource::DefaultWorld,
         common::snapshot(),
     )

@@ -1,7 +1,8 @@
-//! Turning one candidate's random draws into a placement-to-be or a rejection: the
-//! disc sample, the terrain reads, the slope and altitude predicates, the weighted
-//! pick and prop choice, and the orientation. Pure and order-independent, so large
-//! dabs evaluate candidates in parallel without changing any result.
+//! Turning one candidate's random draws into a placement-to-be or a rejection: where it
+//! falls (a dab's disc sample, or a fill cell's square), the terrain reads, the slope
+//! and altitude predicates, the weighted pick and prop choice, and the orientation.
+//! Pure and order-independent, so large dabs and fills evaluate candidates in parallel
+//! without changing any result.
 
 use glam::{Quat, Vec2, Vec3};
 use sylva_catalog::Catalog;
@@ -16,8 +17,9 @@ use crate::rng::Mulberry32;
 /// generator's sequence never depends on the terrain or on what was accepted.
 #[derive(Clone, Copy, Debug)]
 pub struct Draws {
-    radius: f32,
-    angle: f32,
+    /// Where in its area the candidate falls: a dab's radius and angle draws, a fill
+    /// cell's x and z fractions.
+    pub spot: (f32, f32),
     pick: f32,
     prop: f32,
     yaw: f32,
@@ -27,8 +29,7 @@ pub struct Draws {
 impl Draws {
     pub fn next(rng: &mut Mulberry32) -> Self {
         Self {
-            radius: rng.next_f32(),
-            angle: rng.next_f32(),
+            spot: (rng.next_f32(), rng.next_f32()),
             pick: rng.next_f32(),
             prop: rng.next_f32(),
             yaw: rng.next_f32(),
@@ -56,10 +57,16 @@ pub struct Candidate {
     pub scale: f32,
 }
 
-pub struct Dab<'a> {
+/// What a candidate is judged against: the terrain, the catalog and a preset's picks.
+/// Dabs and fills share it, so both apply the same predicates, picks and orientation.
+pub struct Placer<'a> {
     pub terrain: &'a Terrain,
     pub catalog: &'a Catalog,
     pub picks: &'a [BoundPick<'a>],
+}
+
+pub struct Dab<'a> {
+    pub placer: Placer<'a>,
     pub center: Vec2,
     pub radius: f32,
 }
@@ -67,12 +74,20 @@ pub struct Dab<'a> {
 impl Dab<'_> {
     pub fn evaluate(&self, d: &Draws) -> Result<Candidate, Rejection> {
         // Uniform in the disc: radius ∝ √u.
-        let (sin, cos) = sin_cos_turns(d.angle);
-        let distance = self.radius * d.radius.sqrt();
+        let (radius, angle) = d.spot;
+        let (sin, cos) = sin_cos_turns(angle);
+        let distance = self.radius * radius.sqrt();
         let (x, z) = (
             self.center.x + distance * cos,
             self.center.y + distance * sin,
         );
+        self.placer.evaluate_at(x, z, d)
+    }
+}
+
+impl Placer<'_> {
+    /// Judges a candidate at world `(x, z)` with the rest of its draws.
+    pub fn evaluate_at(&self, x: f32, z: f32, d: &Draws) -> Result<Candidate, Rejection> {
         if !self.terrain.contains(x, z) {
             return Err(Rejection::OutOfBounds);
         }

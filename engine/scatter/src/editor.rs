@@ -3,12 +3,15 @@
 //! Replaying a journal goes through the same code as painting live.
 
 use std::collections::BTreeMap;
+use std::ops::{ControlFlow, Range};
 
 use glam::Vec2;
 use sylva_catalog::{Catalog, CatalogSnapshot};
 use sylva_terrain::Terrain;
 
-use crate::painter::{drop_ids, Edit, Painter};
+use crate::fill::{plan, FillError, FillPlan, FillRequest};
+use crate::painter::{check_cap, drop_ids, Edit, Painter};
+use crate::placement::PlacementId;
 use crate::preset::{BrushSettings, Preset, MAX_RADIUS};
 use crate::report::StrokeReport;
 use crate::session::{Event, Session, SessionError};
@@ -45,15 +48,101 @@ pub struct Applied {
 pub struct Editor {
     journal: Session,
     catalog: Catalog,
+    /// Counts catalog changes, so a fill planned before one is not accepted after it.
+    catalog_generation: u64,
     painter: Painter,
-    undo: Vec<Edit>,
-    redo: Vec<Edit>,
+    undo: Vec<Undoable>,
+    redo: Vec<Undoable>,
     open: Option<OpenStroke>,
+    /// Every fill in journal order (re-runs join the fill they replace).
+    fills: Vec<Fill>,
+    /// Every erase stroke that removed something, in order, and whether it stands
+    /// (undone, it does not): a re-run fill keeps the clearings made in it.
+    erasures: Vec<Erasure>,
+}
+
+/// One entry of the undo or redo stack: what changed, and the erase stroke it was.
+#[derive(Clone, Debug)]
+struct Undoable {
+    edit: Edit,
+    erasure: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+struct Fill {
+    /// The id ranges of the placements it made. Ids are never reused, so they name
+    /// exactly this fill's placements, whatever was erased, undone or redone since.
+    made: Vec<Range<PlacementId>>,
+    /// Erasures from this index on came after the fill.
+    erasures_after: usize,
+}
+
+#[derive(Clone, Debug)]
+struct Erasure {
+    radius: f32,
+    dabs: Vec<Vec2>,
+    /// Only these categories were erased; all when `None`.
+    categories: Option<Vec<String>>,
+    stands: bool,
+}
+
+impl Erasure {
+    fn covers(&self, category: &str, at: Vec2) -> bool {
+        self.stands
+            && self
+                .categories
+                .as_ref()
+                .is_none_or(|c| c.iter().any(|n| n == category))
+            && self
+                .dabs
+                .iter()
+                .any(|d| d.distance_squared(at) <= self.radius * self.radius)
+    }
+}
+
+/// Everything a fill needs except the terrain, owned, so its candidates can be planned
+/// on another thread while the editor goes on; [`Editor::commit_fill`] accepts them.
+#[derive(Clone, Debug)]
+pub struct FillJob {
+    pub request: FillRequest,
+    preset: Preset,
+    catalog: Catalog,
+    catalog_generation: u64,
+    density: f32,
+    seed: u32,
+}
+
+impl FillJob {
+    /// Evaluates the fill's candidates on `terrain` (the session's).
+    pub fn plan(
+        &self,
+        terrain: &Terrain,
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Result<FillPlan, FillError> {
+        plan(
+            terrain,
+            &self.catalog,
+            &self.preset,
+            &self.request.region,
+            self.density,
+            self.seed,
+            progress,
+        )
+    }
+
+    /// Candidates per square metre.
+    pub fn density(&self) -> f32 {
+        self.density
+    }
 }
 
 impl Editor {
     /// Starts an empty session from the header of `session` (its events are ignored).
     pub fn new(session: &Session) -> Result<Self, SessionError> {
+        check_cap(session.placement_cap).map_err(|e| SessionError::Brush {
+            path: "placement_cap".into(),
+            message: e.to_string(),
+        })?;
         let catalog = resolve(&session.catalog, "catalog")?;
         let mut journal = session.clone();
         journal.events.clear();
@@ -61,9 +150,12 @@ impl Editor {
             painter: Painter::new(session.seed, session.placement_cap),
             journal,
             catalog,
+            catalog_generation: 0,
             undo: Vec::new(),
             redo: Vec::new(),
             open: None,
+            fills: Vec::new(),
+            erasures: Vec::new(),
         })
     }
 
@@ -129,8 +221,103 @@ impl Editor {
     /// Replaces the catalog for the strokes that follow (props added or removed).
     pub fn set_catalog(&mut self, snapshot: CatalogSnapshot) -> Result<(), SessionError> {
         self.catalog = resolve(&snapshot, "catalog")?;
+        self.catalog_generation += 1;
         self.journal.events.push(Event::Catalog(snapshot));
         Ok(())
+    }
+
+    /// How many fills the journal holds (re-runs not counted): `replaces` numbers them.
+    pub fn fill_count(&self) -> usize {
+        self.fills.len()
+    }
+
+    /// Fills a region with a preset registered by [`Editor::use_preset`], as one
+    /// undoable edit recorded in the journal. On any error nothing changes.
+    pub fn fill(
+        &mut self,
+        terrain: &Terrain,
+        request: &FillRequest,
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Result<Applied, SessionError> {
+        let job = self.fill_job(request)?;
+        let plan = job.plan(terrain, progress).map_err(fill_error)?;
+        self.commit_fill(&job, &plan)
+    }
+
+    /// Checks a fill request and gathers what planning it needs.
+    pub fn fill_job(&self, request: &FillRequest) -> Result<FillJob, SessionError> {
+        let preset = self.preset(&request.preset, "preset")?;
+        if let Some(fill) = request.replaces {
+            if fill >= self.fills.len() {
+                return Err(SessionError::Fill {
+                    path: "replaces".into(),
+                    message: format!(
+                        "there is no fill {fill} to re-run (the session has {})",
+                        self.fills.len()
+                    ),
+                });
+            }
+        }
+        Ok(FillJob {
+            request: request.clone(),
+            density: request.density.unwrap_or(preset.brush.density_per_m2),
+            preset: preset.clone(),
+            catalog: self.catalog.clone(),
+            catalog_generation: self.catalog_generation,
+            seed: self.journal.seed,
+        })
+    }
+
+    /// Accepts a planned fill: with `replaces`, that fill's placements inside the
+    /// region leave first; then the candidates are accepted against the spacing of
+    /// what is live. If the cap would be passed, everything is put back as it was.
+    pub fn commit_fill(&mut self, job: &FillJob, plan: &FillPlan) -> Result<Applied, SessionError> {
+        self.end_stroke();
+        if job.catalog_generation != self.catalog_generation {
+            return Err(SessionError::Fill {
+                path: "catalog".into(),
+                message: "the props changed while the fill was being planned; fill again".into(),
+            });
+        }
+        let mut edit = Edit::default();
+        let mut clearings: &[Erasure] = &[];
+        if let Some(fill) = job.request.replaces {
+            let fill = &self.fills[fill];
+            for range in &fill.made {
+                self.painter.remove_where(
+                    range.clone(),
+                    |p| plan.area().contains(p.position.x, p.position.z),
+                    &mut edit,
+                );
+            }
+            clearings = &self.erasures[fill.erasures_after..];
+        }
+        let first = self.painter.next_id();
+        let erased = |category: &str, at: Vec2| clearings.iter().any(|e| e.covers(category, at));
+        let report = match self.painter.fill(&self.catalog, plan, erased, &mut edit) {
+            Ok(report) => report,
+            Err(error) => {
+                self.painter.apply(&Edit {
+                    added: edit.removed,
+                    removed: Vec::new(),
+                });
+                return Err(fill_error(error));
+            }
+        };
+        let made = first..self.painter.next_id();
+        match job.request.replaces {
+            Some(fill) => self.fills[fill].made.push(made),
+            None => self.fills.push(Fill {
+                made: vec![made],
+                erasures_after: self.erasures.len(),
+            }),
+        }
+        self.journal.events.push(Event::fill(&job.request));
+        self.push_undo(edit.clone(), None);
+        Ok(Applied {
+            edit,
+            report: Some(report),
+        })
     }
 
     /// Starts a paint stroke with a preset registered by [`Editor::use_preset`].
@@ -249,6 +436,29 @@ impl Editor {
     pub fn end_stroke(&mut self) -> Option<StrokeReport> {
         let stroke = self.open.take()?;
         let report = matches!(stroke.kind, StrokeKind::Paint { .. }).then_some(stroke.report);
+        let mut erasure = None;
+        if let StrokeKind::Erase {
+            radius,
+            only_preset,
+        } = &stroke.kind
+        {
+            if !stroke.edit.is_empty() {
+                let categories = only_preset.as_ref().map(|name| {
+                    self.journal.presets[name]
+                        .picks
+                        .iter()
+                        .map(|p| p.category.clone())
+                        .collect()
+                });
+                erasure = Some(self.erasures.len());
+                self.erasures.push(Erasure {
+                    radius: *radius,
+                    dabs: stroke.dabs.iter().map(|&(x, z)| Vec2::new(x, z)).collect(),
+                    categories,
+                    stands: true,
+                });
+            }
+        }
         self.journal.events.push(match stroke.kind {
             StrokeKind::Paint { preset, brush } => Event::Paint {
                 preset,
@@ -264,20 +474,25 @@ impl Editor {
                 only_preset,
             },
         });
-        if !stroke.edit.is_empty() {
-            self.undo.push(stroke.edit);
+        self.push_undo(stroke.edit, erasure);
+        report
+    }
+
+    fn push_undo(&mut self, edit: Edit, erasure: Option<usize>) {
+        if !edit.is_empty() {
+            self.undo.push(Undoable { edit, erasure });
             self.redo.clear();
         }
-        report
     }
 
     /// Takes back the last stroke; returns what changed.
     pub fn undo(&mut self) -> Option<Edit> {
         self.end_stroke();
-        let edit = self.undo.pop()?;
-        let inverse = edit.inverse();
+        let entry = self.undo.pop()?;
+        let inverse = entry.edit.inverse();
         self.painter.apply(&inverse);
-        self.redo.push(edit);
+        self.set_standing(entry.erasure, false);
+        self.redo.push(entry);
         self.journal.events.push(Event::Undo);
         Some(inverse)
     }
@@ -285,11 +500,19 @@ impl Editor {
     /// Puts back the last undone stroke; returns what changed.
     pub fn redo(&mut self) -> Option<Edit> {
         self.end_stroke();
-        let edit = self.redo.pop()?;
-        self.painter.apply(&edit);
-        self.undo.push(edit.clone());
+        let entry = self.redo.pop()?;
+        self.painter.apply(&entry.edit);
+        self.set_standing(entry.erasure, true);
+        let edit = entry.edit.clone();
+        self.undo.push(entry);
         self.journal.events.push(Event::Redo);
         Some(edit)
+    }
+
+    fn set_standing(&mut self, erasure: Option<usize>, stands: bool) {
+        if let Some(index) = erasure {
+            self.erasures[index].stands = stands;
+        }
     }
 
     /// Applies a journal event as if a user had performed it.
@@ -308,6 +531,13 @@ impl Editor {
                 path: field,
                 message,
             } => SessionError::Brush {
+                path: format!("{path}.{field}"),
+                message,
+            },
+            SessionError::Fill {
+                path: field,
+                message,
+            } => SessionError::Fill {
                 path: format!("{path}.{field}"),
                 message,
             },
@@ -331,6 +561,21 @@ impl Editor {
                     .map_err(locate)?;
                 self.run_dabs(terrain, dabs).map_err(locate)
             }
+            Event::Fill {
+                preset,
+                region,
+                density,
+                replaces,
+            } => {
+                let request = FillRequest {
+                    preset: preset.clone(),
+                    region: region.clone(),
+                    density: *density,
+                    replaces: *replaces,
+                };
+                self.fill(terrain, &request, &mut |_, _| ControlFlow::Continue(()))
+                    .map_err(locate)
+            }
             Event::Undo => Ok(Applied {
                 edit: self.undo().unwrap_or_default(),
                 report: None,
@@ -341,6 +586,7 @@ impl Editor {
             }),
             Event::Catalog(snapshot) => {
                 self.catalog = resolve(snapshot, &format!("{path}.Catalog"))?;
+                self.catalog_generation += 1;
                 self.journal.events.push(event.clone());
                 Ok(Applied::default())
             }
@@ -396,6 +642,22 @@ fn merge(total: &mut Edit, next: &Edit) {
     evicted_own.sort_unstable();
     drop_ids(&mut total.added, &evicted_own);
     total.added.extend(next.added.iter().cloned());
+}
+
+/// A fill error as the journal reports it: the region's problems under `region`.
+fn fill_error(error: FillError) -> SessionError {
+    let field = match error {
+        FillError::Density { .. } => "density",
+        FillError::UnknownCategory { .. } => "preset",
+        FillError::Cap { .. } | FillError::Cancelled | FillError::TooManyCandidates { .. } => {
+            "fill"
+        }
+        _ => "region",
+    };
+    SessionError::Fill {
+        path: field.into(),
+        message: error.to_string(),
+    }
 }
 
 fn resolve(snapshot: &CatalogSnapshot, path: &str) -> Result<Catalog, SessionError> {

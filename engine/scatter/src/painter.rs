@@ -7,15 +7,28 @@ use sylva_catalog::Catalog;
 use sylva_terrain::Terrain;
 use thiserror::Error;
 
-use crate::candidate::{BoundPick, Candidate, Dab, Draws};
+use crate::candidate::{BoundPick, Candidate, Dab, Draws, Placer};
+use crate::fill::{FillError, FillPlan};
 use crate::placement::{Placement, PlacementId};
 use crate::preset::{BrushSettings, Preset, MAX_DENSITY, MAX_RADIUS};
 use crate::report::{Rejection, StrokeReport};
 use crate::rng::Mulberry32;
 use crate::spacing::SpacingIndex;
 
-/// The prototype's placement cap.
-pub const DEFAULT_PLACEMENT_CAP: usize = 2_500;
+/// The placement cap of a new session.
+pub const DEFAULT_PLACEMENT_CAP: usize = 1_000_000;
+/// The prototype's cap, which every session had before the cap was the user's: a
+/// journal that names no cap was written then and means this one.
+pub const PROTOTYPE_PLACEMENT_CAP: usize = 2_500;
+/// The largest cap a session may ask for. A live placement costs about
+/// [`BYTES_PER_PLACEMENT`] in the editor alone (the registry and a GPU mirror add their
+/// own), so this is 5 GB before anything is drawn: more than the machines sylva runs
+/// on can spare.
+pub const MAX_PLACEMENT_CAP: usize = 10_000_000;
+/// Memory per live placement in the editor (painter, spacing index, journal), measured
+/// by `sylva fill` filling a 4097² map with 995,805 placements: 615 MB peak, less the
+/// 67 MB terrain and the process's baseline (BENCHMARKS.md).
+pub const BYTES_PER_PLACEMENT: usize = 500;
 /// Dabs with at least this many candidates evaluate them on rayon's thread pool.
 const PARALLEL_CANDIDATES: usize = 2_048;
 
@@ -40,6 +53,28 @@ impl Edit {
             removed: self.added.clone(),
         }
     }
+}
+
+/// Checks a placement cap asked for by a user or a journal.
+pub fn check_cap(cap: usize) -> Result<(), CapError> {
+    if cap == 0 {
+        return Err(CapError::Zero);
+    }
+    if cap > MAX_PLACEMENT_CAP {
+        return Err(CapError::TooLarge { cap });
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CapError {
+    #[error("a placement cap of 0 would hold nothing; it must be 1 to {MAX_PLACEMENT_CAP}")]
+    Zero,
+    #[error(
+        "a placement cap of {cap} is past what memory allows (about {BYTES_PER_PLACEMENT} bytes \
+         a placement); it must be 1 to {MAX_PLACEMENT_CAP}"
+    )]
+    TooLarge { cap: usize },
 }
 
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -132,9 +167,11 @@ impl Painter {
             .map(|_| Draws::next(&mut self.rng))
             .collect();
         let dab = Dab {
-            terrain,
-            catalog,
-            picks: &picks,
+            placer: Placer {
+                terrain,
+                catalog,
+                picks: &picks,
+            },
             center,
             radius: brush.radius,
         };
@@ -153,15 +190,7 @@ impl Painter {
         let mut evicted_own = Vec::new();
         for outcome in outcomes {
             let candidate = match outcome {
-                Ok(c)
-                    if !self.spacing.any_within(
-                        family_of(catalog, &c),
-                        c.position.xz(),
-                        c.min_spacing,
-                    ) =>
-                {
-                    c
-                }
+                Ok(c) if self.has_room(catalog, &c) => c,
                 Ok(_) => {
                     report.rejected.count(Rejection::Spacing);
                     continue;
@@ -175,24 +204,84 @@ impl Painter {
                 self.evict_oldest(edit, &mut evicted_own);
                 report.evicted += 1;
             }
-            let category = &catalog.categories()[candidate.category];
-            let placement = Placement {
-                id: PlacementId(self.next_id),
-                prop: catalog.props()[candidate.prop].id.clone(),
-                category: category.name.clone(),
-                family: category.family.clone(),
-                position: candidate.position,
-                rotation: candidate.rotation,
-                scale: candidate.scale,
-            };
-            self.next_id += 1;
-            self.insert(placement.clone());
-            edit.added.push(placement);
+            edit.added.push(self.place(catalog, &candidate));
             report.placed += 1;
         }
         drop_ids(&mut edit.added, &evicted_own);
         report.micros = started.elapsed().as_micros() as u64;
         Ok(report)
+    }
+
+    /// Accepts a fill's candidates in their plan's order, as a dab accepts its own: each
+    /// one that keeps its family's spacing becomes a placement. A fill never evicts: when
+    /// the cap is reached, everything it placed is taken back (ids included, so later
+    /// strokes number their placements as if it never ran) and the error says so.
+    /// Candidates `erased` accepts are rejected as erased (a re-run fill keeps the
+    /// clearings erase strokes made in it).
+    pub fn fill(
+        &mut self,
+        catalog: &Catalog,
+        plan: &FillPlan,
+        erased: impl Fn(&str, Vec2) -> bool,
+        edit: &mut Edit,
+    ) -> Result<StrokeReport, FillError> {
+        let started = Instant::now();
+        let mut report = plan.report;
+        let (first_id, live_before) = (self.next_id, self.live.len());
+        let mut added: Vec<Placement> = Vec::new();
+        for (index, candidate) in plan.candidates.iter().enumerate() {
+            let category = &catalog.categories()[candidate.category].name;
+            if erased(category, candidate.position.xz()) {
+                report.rejected.count(Rejection::Erased);
+                continue;
+            }
+            if !self.has_room(catalog, candidate) {
+                report.rejected.count(Rejection::Spacing);
+                continue;
+            }
+            if self.live.len() >= self.cap {
+                for placement in added.iter().rev() {
+                    self.take(placement.id);
+                }
+                self.next_id = first_id;
+                return Err(FillError::Cap {
+                    cap: self.cap,
+                    live: live_before,
+                    placed: added.len(),
+                    unplaced: plan.candidates.len() - index,
+                });
+            }
+            added.push(self.place(catalog, candidate));
+            report.placed += 1;
+        }
+        edit.added.extend(added);
+        report.micros += started.elapsed().as_micros() as u64;
+        Ok(report)
+    }
+
+    /// Removes the live placements with ids in `ids` that `chosen` accepts, in id order.
+    pub fn remove_where(
+        &mut self,
+        ids: std::ops::Range<PlacementId>,
+        chosen: impl Fn(&Placement) -> bool,
+        edit: &mut Edit,
+    ) {
+        let gone: Vec<PlacementId> = self
+            .live
+            .range(ids)
+            .filter(|(_, p)| chosen(p))
+            .map(|(&id, _)| id)
+            .collect();
+        for id in gone {
+            if let Some(p) = self.take(id) {
+                edit.removed.push(p);
+            }
+        }
+    }
+
+    /// The id the next placement will get.
+    pub fn next_id(&self) -> PlacementId {
+        PlacementId(self.next_id)
     }
 
     /// Removes every placement whose base lies within `radius` of `center` and whose
@@ -229,6 +318,32 @@ impl Painter {
         for p in &edit.added {
             self.insert(p.clone());
         }
+    }
+
+    /// Whether no placement of the candidate's family is closer than its spacing.
+    fn has_room(&self, catalog: &Catalog, candidate: &Candidate) -> bool {
+        !self.spacing.any_within(
+            family_of(catalog, candidate),
+            candidate.position.xz(),
+            candidate.min_spacing,
+        )
+    }
+
+    /// Makes `candidate` a live placement with the next id.
+    fn place(&mut self, catalog: &Catalog, candidate: &Candidate) -> Placement {
+        let category = &catalog.categories()[candidate.category];
+        let placement = Placement {
+            id: PlacementId(self.next_id),
+            prop: catalog.props()[candidate.prop].id.clone(),
+            category: category.name.clone(),
+            family: category.family.clone(),
+            position: candidate.position,
+            rotation: candidate.rotation,
+            scale: candidate.scale,
+        };
+        self.next_id += 1;
+        self.insert(placement.clone());
+        placement
     }
 
     fn insert(&mut self, placement: Placement) {
@@ -292,7 +407,10 @@ fn check_brush(center: Vec2, brush: BrushSettings) -> Result<(), BrushError> {
     Ok(())
 }
 
-fn bind_picks<'a>(preset: &'a Preset, catalog: &Catalog) -> Result<Vec<BoundPick<'a>>, BrushError> {
+pub(crate) fn bind_picks<'a>(
+    preset: &'a Preset,
+    catalog: &Catalog,
+) -> Result<Vec<BoundPick<'a>>, BrushError> {
     preset
         .picks
         .iter()

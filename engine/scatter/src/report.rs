@@ -21,10 +21,12 @@ pub enum Rejection {
     EmptyCategory,
     /// Too close to a placement of the same family.
     Spacing,
+    /// A re-run fill's candidate where an erase stroke cleared that fill since.
+    Erased,
 }
 
 impl Rejection {
-    pub const ALL: [Rejection; 7] = [
+    pub const ALL: [Rejection; 8] = [
         Rejection::OutOfBounds,
         Rejection::Water,
         Rejection::Altitude,
@@ -32,6 +34,7 @@ impl Rejection {
         Rejection::NoMatchingPick,
         Rejection::EmptyCategory,
         Rejection::Spacing,
+        Rejection::Erased,
     ];
 
     pub fn label(self) -> &'static str {
@@ -43,6 +46,7 @@ impl Rejection {
             Rejection::NoMatchingPick => "no matching pick",
             Rejection::EmptyCategory => "empty category",
             Rejection::Spacing => "spacing",
+            Rejection::Erased => "erased",
         }
     }
 }
@@ -57,6 +61,7 @@ pub struct Rejections {
     pub no_matching_pick: u32,
     pub empty_category: u32,
     pub spacing: u32,
+    pub erased: u32,
 }
 
 impl Rejections {
@@ -69,6 +74,7 @@ impl Rejections {
             Rejection::NoMatchingPick => self.no_matching_pick,
             Rejection::EmptyCategory => self.empty_category,
             Rejection::Spacing => self.spacing,
+            Rejection::Erased => self.erased,
         }
     }
 
@@ -81,6 +87,7 @@ impl Rejections {
             Rejection::NoMatchingPick => &mut self.no_matching_pick,
             Rejection::EmptyCategory => &mut self.empty_category,
             Rejection::Spacing => &mut self.spacing,
+            Rejection::Erased => &mut self.erased,
         }
     }
 

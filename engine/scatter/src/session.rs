@@ -9,7 +9,8 @@ use sylva_catalog::CatalogSnapshot;
 use sylva_terrain::HeightmapScale;
 use thiserror::Error;
 
-use crate::painter::DEFAULT_PLACEMENT_CAP;
+use crate::fill::{FillRegion, FillRequest};
+use crate::painter::{check_cap, CapError, PROTOTYPE_PLACEMENT_CAP};
 use crate::preset::{BrushSettings, Preset, PresetError};
 
 /// Version of the session file format this build reads and writes.
@@ -21,7 +22,9 @@ pub struct Session {
     /// Always [`SESSION_FORMAT`].
     pub format: u32,
     pub seed: u32,
-    #[serde(default = "default_cap")]
+    /// The most placements live at once; the oldest go first past it (FIFO). Journals
+    /// from before it was the user's have none and mean the prototype's 2,500.
+    #[serde(default = "prototype_cap")]
     pub placement_cap: usize,
     #[serde(default)]
     pub terrain: TerrainSource,
@@ -34,8 +37,8 @@ pub struct Session {
     pub events: Vec<Event>,
 }
 
-fn default_cap() -> usize {
-    DEFAULT_PLACEMENT_CAP
+fn prototype_cap() -> usize {
+    PROTOTYPE_PLACEMENT_CAP
 }
 
 /// Where the session's terrain comes from.
@@ -65,6 +68,17 @@ pub enum Event {
         #[serde(default)]
         only_preset: Option<String>,
     },
+    /// A preset over a region, at the preset's density or `density` per m²; with
+    /// `replaces`, a re-run of that earlier fill over the region (see
+    /// [`FillRequest`]). Takes no draws from the session's brush generator.
+    Fill {
+        preset: String,
+        region: FillRegion,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        density: Option<f32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replaces: Option<usize>,
+    },
     Undo,
     Redo,
     /// The props present changed (an asset was added or deleted).
@@ -85,6 +99,25 @@ pub enum SessionError {
     Catalog { path: String, message: String },
     #[error("{path}: {message}")]
     Brush { path: String, message: String },
+    #[error("{path}: {message}")]
+    Fill { path: String, message: String },
+    #[error("{source_name}: placement_cap: {source}")]
+    Cap {
+        source_name: String,
+        source: CapError,
+    },
+}
+
+impl Event {
+    /// The fill a [`FillRequest`] asks for, as the journal records it.
+    pub fn fill(request: &FillRequest) -> Self {
+        Event::Fill {
+            preset: request.preset.clone(),
+            region: request.region.clone(),
+            density: request.density,
+            replaces: request.replaces,
+        }
+    }
 }
 
 impl Session {
@@ -116,6 +149,10 @@ impl Session {
                 found: session.format,
             });
         }
+        check_cap(session.placement_cap).map_err(|source| SessionError::Cap {
+            source_name: source_name.to_owned(),
+            source,
+        })?;
         for (name, preset) in &session.presets {
             preset
                 .validate(&format!("{source_name}: presets.{name}"))

@@ -482,3 +482,516 @@ proptest! {
         }
     }
 }
+
+/// A journal written before the cap was the user's has no `placement_cap`: it meant the
+/// prototype's 2,500, and replays evicting at 2,500 to the digest it had then (pinned
+/// from the build before the change).
+#[test]
+fn a_journal_without_a_cap_keeps_the_prototype_cap_and_its_digest() {
+    let terrain = default_world();
+    let mut journal = session();
+    journal.presets.insert("test".into(), preset());
+    journal.events.push(Event::Paint {
+        preset: "test".into(),
+        brush: brush(30.0, 1.0),
+        dabs: vec![(-20.0, 10.0), (20.0, 10.0), (-20.0, -30.0), (20.0, -30.0)],
+    });
+    let text = journal.to_ron();
+    let old_text: String = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("placement_cap:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(text, old_text);
+    let old = Session::parse(&old_text, "old.session.ron").unwrap();
+    assert_eq!(old.placement_cap, 2_500);
+    let (editor, outcomes) = Editor::replay(&old, &terrain).unwrap();
+    assert!(outcomes[0].report.unwrap().evicted > 0);
+    assert_eq!(editor.painter().len(), 2_500);
+    assert_eq!(
+        editor.painter().digest(),
+        "6fd5595a849dff77f437df3d79e40628dc27a6015d4b422c2de35d93552abae8"
+    );
+}
+
+#[test]
+fn a_cap_of_zero_or_past_memory_is_refused_with_the_reason() {
+    for (cap, reason) in [
+        (0, "would hold nothing"),
+        (MAX_PLACEMENT_CAP + 1, "past what memory allows"),
+    ] {
+        let mut journal = session();
+        journal.placement_cap = cap;
+        let err = Session::parse(&journal.to_ron(), "s.ron").unwrap_err();
+        assert!(
+            err.to_string().starts_with("s.ron: placement_cap: "),
+            "{err}"
+        );
+        assert!(err.to_string().contains(reason), "{err}");
+        assert!(Editor::new(&journal).is_err());
+    }
+    let mut journal = session();
+    journal.placement_cap = MAX_PLACEMENT_CAP;
+    assert!(Session::parse(&journal.to_ron(), "s.ron").is_ok());
+}
+
+fn no_progress() -> impl FnMut(usize, usize) -> std::ops::ControlFlow<()> {
+    |_, _| std::ops::ControlFlow::Continue(())
+}
+
+fn fill_request(preset: &str, region: FillRegion, replaces: Option<usize>) -> FillRequest {
+    FillRequest {
+        preset: preset.into(),
+        region,
+        density: None,
+        replaces,
+    }
+}
+
+fn rect(x0: f32, z0: f32, x1: f32, z1: f32) -> FillRegion {
+    FillRegion::Polygon(vec![(x0, z0), (x1, z0), (x1, z1), (x0, z1)])
+}
+
+/// An editor with the whole default world filled with the test preset.
+fn filled_editor(terrain: &Terrain) -> (Editor, String) {
+    let mut editor = Editor::new(&session()).unwrap();
+    let name = editor.use_preset("test", preset()).unwrap();
+    editor
+        .fill(
+            terrain,
+            &fill_request(&name, FillRegion::Whole, None),
+            &mut no_progress(),
+        )
+        .unwrap();
+    (editor, name)
+}
+
+fn live(editor: &Editor) -> Vec<Placement> {
+    editor.painter().placements().cloned().collect()
+}
+
+#[test]
+fn a_fill_covers_the_terrain_and_its_rejections_add_up_to_its_candidates() {
+    let terrain = default_world();
+    let mut editor = Editor::new(&session()).unwrap();
+    let name = editor.use_preset("test", preset()).unwrap();
+    let applied = editor
+        .fill(
+            &terrain,
+            &fill_request(&name, FillRegion::Whole, None),
+            &mut no_progress(),
+        )
+        .unwrap();
+    let report = applied.report.unwrap();
+    // 0.5 per m² over 512 m × 512 m, give or take the rounding per cell.
+    let expected = 0.5 * terrain.size().x * terrain.size().y;
+    assert!(
+        (report.candidates as f32 - expected).abs() < expected * 0.01,
+        "{report}"
+    );
+    assert_eq!(report.placed + report.rejected.total(), report.candidates);
+    assert_eq!(report.rejected.out_of_bounds, 0);
+    assert!(
+        report.rejected.water > 0 && report.rejected.spacing > 0,
+        "{report}"
+    );
+    assert_eq!(editor.painter().len() as u32, report.placed);
+    assert_eq!(applied.edit.added.len() as u32, report.placed);
+    let (min, max) = (terrain.min_corner(), terrain.max_corner());
+    let quarter = |p: &&Placement| (p.position.x > 0.0, p.position.z > 0.0);
+    let placements = live(&editor);
+    for corner in [(false, false), (false, true), (true, false), (true, true)] {
+        assert!(placements.iter().filter(|p| quarter(p) == corner).count() > 100);
+    }
+    assert!(placements
+        .iter()
+        .all(|p| terrain.contains(p.position.x, p.position.z)));
+    assert!(min.x < max.x);
+}
+
+#[test]
+fn refilling_a_rectangle_inside_a_fill_changes_nothing_outside_it() {
+    let terrain = default_world();
+    let (mut editor, _) = filled_editor(&terrain);
+    let before = live(&editor);
+    let mut edited = preset();
+    edited.picks[0].weight = 5.0;
+    edited.picks[1].min_spacing = 1.5;
+    let name = editor.use_preset("test", edited).unwrap();
+    assert_eq!(name, "test#2");
+    let (x0, z0, x1, z1) = (-40.3, -20.0, 35.0, 44.7);
+    let inside = |p: &Placement| {
+        p.position.x >= x0 && p.position.x <= x1 && p.position.z >= z0 && p.position.z <= z1
+    };
+    let applied = editor
+        .fill(
+            &terrain,
+            &fill_request(&name, rect(x0, z0, x1, z1), Some(0)),
+            &mut no_progress(),
+        )
+        .unwrap();
+    assert!(!applied.edit.removed.is_empty() && !applied.edit.added.is_empty());
+    assert!(applied
+        .edit
+        .removed
+        .iter()
+        .chain(&applied.edit.added)
+        .all(inside));
+    let after = live(&editor);
+    let outside = |list: &[Placement]| {
+        list.iter()
+            .filter(|p| !inside(p))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(outside(&before), outside(&after));
+    assert_ne!(before.iter().filter(|p| inside(p)).count(), 0);
+    assert_ne!(
+        before.iter().filter(|p| inside(p)).count(),
+        after.iter().filter(|p| inside(p)).count()
+    );
+}
+
+#[test]
+fn refilling_a_region_with_the_same_preset_puts_back_the_same_placements() {
+    let terrain = default_world();
+    let (mut editor, name) = filled_editor(&terrain);
+    let positions = |editor: &Editor| {
+        let mut list: Vec<[u32; 3]> = editor
+            .painter()
+            .placements()
+            .map(|p| p.position.to_array().map(f32::to_bits))
+            .collect();
+        list.sort_unstable();
+        list
+    };
+    let before = positions(&editor);
+    editor
+        .fill(
+            &terrain,
+            &fill_request(&name, rect(-30.0, -30.0, 30.0, 30.0), Some(0)),
+            &mut no_progress(),
+        )
+        .unwrap();
+    assert_eq!(positions(&editor), before);
+}
+
+#[test]
+fn strokes_and_erasures_after_a_fill_survive_refills() {
+    let terrain = default_world();
+    let (mut editor, name) = filled_editor(&terrain);
+    let clearing = Landmark::Meadow.position() + Vec2::new(30.0, 0.0);
+    editor.begin_erase(12.0, None).unwrap();
+    editor.dab(&terrain, clearing).unwrap();
+    editor.end_stroke();
+    let first_of_stroke = editor.painter().next_id();
+    editor.begin_paint(&name, brush(10.0, 0.8)).unwrap();
+    editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
+    editor.end_stroke();
+    let stroke: Vec<Placement> = live(&editor)
+        .into_iter()
+        .filter(|p| p.id >= first_of_stroke)
+        .collect();
+    assert!(!stroke.is_empty());
+    let in_clearing = |editor: &Editor| {
+        editor
+            .painter()
+            .placements()
+            .filter(|p| Vec2::new(p.position.x, p.position.z).distance(clearing) <= 12.0)
+            .count()
+    };
+    assert_eq!(in_clearing(&editor), 0);
+    // Another region, then the whole terrain again: the stroke and the clearing stay.
+    for region in [rect(100.0, 100.0, 160.0, 160.0), FillRegion::Whole] {
+        let whole = region == FillRegion::Whole;
+        let applied = editor
+            .fill(
+                &terrain,
+                &fill_request(&name, region, Some(0)),
+                &mut no_progress(),
+            )
+            .unwrap();
+        assert_eq!(applied.report.unwrap().rejected.erased > 0, whole);
+        for p in &stroke {
+            assert_eq!(editor.painter().get(p.id), Some(p));
+        }
+        assert_eq!(in_clearing(&editor), 0);
+    }
+    // Undo the refill and the stroke, then the erasure: a re-run fills the clearing.
+    editor.undo();
+    editor.undo();
+    editor.undo();
+    editor.undo();
+    assert!(in_clearing(&editor) > 0);
+    editor
+        .fill(
+            &terrain,
+            &fill_request(&name, FillRegion::Whole, Some(0)),
+            &mut no_progress(),
+        )
+        .unwrap();
+    assert!(in_clearing(&editor) > 0);
+}
+
+#[test]
+fn undo_and_redo_of_a_fill_and_a_refill_are_exact() {
+    let terrain = default_world();
+    let mut editor = Editor::new(&session()).unwrap();
+    let name = editor.use_preset("test", preset()).unwrap();
+    editor.begin_paint(&name, brush(10.0, 0.5)).unwrap();
+    editor.dab(&terrain, Landmark::Lake.position()).unwrap();
+    editor.end_stroke();
+    let painted = editor.painter().digest();
+    editor
+        .fill(
+            &terrain,
+            &fill_request(&name, FillRegion::Whole, None),
+            &mut no_progress(),
+        )
+        .unwrap();
+    let filled = editor.painter().digest();
+    let mut edited = preset();
+    edited.picks[1].weight = 0.5;
+    let name2 = editor.use_preset("test", edited).unwrap();
+    editor
+        .fill(
+            &terrain,
+            &fill_request(&name2, rect(-100.0, -100.0, 0.0, 0.0), Some(0)),
+            &mut no_progress(),
+        )
+        .unwrap();
+    let refilled = editor.painter().digest();
+    assert_ne!(filled, refilled);
+    editor.undo();
+    assert_eq!(editor.painter().digest(), filled);
+    editor.undo();
+    assert_eq!(editor.painter().digest(), painted);
+    editor.redo();
+    assert_eq!(editor.painter().digest(), filled);
+    editor.redo();
+    assert_eq!(editor.painter().digest(), refilled);
+    let (replayed, _) = Editor::replay(
+        &Session::parse(&editor.session().to_ron(), "s.ron").unwrap(),
+        &terrain,
+    )
+    .unwrap();
+    assert_eq!(replayed.painter().digest(), refilled);
+}
+
+#[test]
+fn spacing_holds_across_cell_borders_for_every_family() {
+    let terrain = default_world();
+    let mut editor = Editor::new(&session()).unwrap();
+    let name = editor.use_preset("test", preset()).unwrap();
+    let mut request = fill_request(&name, FillRegion::Whole, None);
+    // Dense enough that every family is spacing-limited across 65,536 cell borders.
+    request.density = Some(3.0);
+    let report = editor
+        .fill(&terrain, &request, &mut no_progress())
+        .unwrap()
+        .report
+        .unwrap();
+    assert!(report.rejected.spacing > report.placed, "{report}");
+    let spacing = |category: &str| match category {
+        "tree" => 4.0,
+        "grass" => 0.5,
+        _ => 1.0,
+    };
+    let placements = live(&editor);
+    for family in ["tree", "ground", "rock"] {
+        assert!(placements.iter().any(|p| &*p.family == family), "{family}");
+    }
+    // Bins of 4 m, the largest spacing: neighbours are in the 3 × 3 bins around.
+    let mut bins: std::collections::HashMap<(i32, i32), Vec<&Placement>> = Default::default();
+    let bin = |x: f32, z: f32| ((x / 4.0).floor() as i32, (z / 4.0).floor() as i32);
+    for p in &placements {
+        bins.entry(bin(p.position.x, p.position.z))
+            .or_default()
+            .push(p);
+    }
+    let mut pairs = 0u64;
+    for b in &placements {
+        let (bx, bz) = bin(b.position.x, b.position.z);
+        for dz in -1..=1 {
+            for dx in -1..=1 {
+                for a in bins.get(&(bx + dx, bz + dz)).into_iter().flatten() {
+                    if a.id < b.id && a.family == b.family {
+                        pairs += 1;
+                        let d = Vec2::new(a.position.x, a.position.z)
+                            .distance(Vec2::new(b.position.x, b.position.z));
+                        assert!(d >= spacing(&b.category), "{} {} at {d}", a.prop, b.prop);
+                    }
+                }
+            }
+        }
+    }
+    assert!(pairs > 100_000, "{pairs}");
+}
+
+#[test]
+fn a_fill_is_identical_on_any_thread_count() {
+    let terrain = default_world();
+    let digest_on = |threads| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| filled_editor(&terrain).0.painter().digest())
+    };
+    let one = digest_on(1);
+    assert_eq!(one, digest_on(2));
+    assert_eq!(one, digest_on(3));
+}
+
+#[test]
+fn a_fill_takes_no_draws_from_the_brush_generator() {
+    let terrain = default_world();
+    let stroke_after = |fill_first: bool| {
+        let mut editor = Editor::new(&session()).unwrap();
+        let name = editor.use_preset("test", preset()).unwrap();
+        if fill_first {
+            editor
+                .fill(
+                    &terrain,
+                    &fill_request(&name, rect(100.0, 100.0, 200.0, 200.0), None),
+                    &mut no_progress(),
+                )
+                .unwrap();
+        }
+        editor.begin_paint(&name, brush(10.0, 0.5)).unwrap();
+        let applied = editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
+        applied
+            .edit
+            .added
+            .iter()
+            .map(|p| (p.prop.clone(), p.position, p.rotation))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(stroke_after(true), stroke_after(false));
+}
+
+#[test]
+fn bad_fills_are_refused_and_change_nothing() {
+    let terrain = default_world();
+    let (mut editor, name) = filled_editor(&terrain);
+    let digest = editor.painter().digest();
+    let events = editor.session().events.len();
+    let next = editor.painter().next_id();
+    let mut capped = session();
+    capped.placement_cap = 100;
+    let mut small = Editor::new(&capped).unwrap();
+    let small_name = small.use_preset("test", preset()).unwrap();
+    let cases: Vec<(FillRequest, &str)> = vec![
+        (
+            fill_request(&name, rect(1000.0, 1000.0, 1100.0, 1100.0), None),
+            "lies outside the terrain",
+        ),
+        (
+            fill_request(
+                &name,
+                FillRegion::Polygon(vec![(0.0, 0.0), (10.0, 10.0), (10.0, 0.0), (0.0, 10.0)]),
+                None,
+            ),
+            "crosses itself",
+        ),
+        (
+            fill_request(
+                &name,
+                FillRegion::Polygon(vec![(0.0, 0.0), (f32::NAN, 1.0), (1.0, 0.0)]),
+                None,
+            ),
+            "not finite",
+        ),
+        (
+            fill_request(
+                &name,
+                FillRegion::Brush {
+                    radius: 0.0,
+                    dabs: vec![(0.0, 0.0)],
+                },
+                None,
+            ),
+            "radius",
+        ),
+        (fill_request(&name, FillRegion::Whole, Some(7)), "no fill 7"),
+        (
+            fill_request("nope", FillRegion::Whole, None),
+            "unknown preset",
+        ),
+        (
+            FillRequest {
+                density: Some(-1.0),
+                ..fill_request(&name, FillRegion::Whole, None)
+            },
+            "density",
+        ),
+    ];
+    for (request, reason) in cases {
+        let err = editor
+            .fill(&terrain, &request, &mut no_progress())
+            .unwrap_err();
+        assert!(err.to_string().contains(reason), "{err}");
+        assert_eq!(editor.painter().digest(), digest);
+        assert_eq!(editor.session().events.len(), events);
+        assert_eq!(editor.painter().next_id(), next);
+    }
+    // Past the cap: refused, and the replaced placements are back.
+    small.begin_paint(&small_name, brush(4.0, 0.5)).unwrap();
+    small.dab(&terrain, Landmark::Meadow.position()).unwrap();
+    small.end_stroke();
+    let small_digest = small.painter().digest();
+    let small_next = small.painter().next_id();
+    let err = small
+        .fill(
+            &terrain,
+            &fill_request(&small_name, FillRegion::Whole, None),
+            &mut no_progress(),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("placement cap of 100"), "{err}");
+    assert_eq!(small.painter().digest(), small_digest);
+    assert_eq!(small.painter().next_id(), small_next);
+    // Cancelled while planning: nothing either.
+    let mut cancel = |done: usize, _: usize| {
+        if done > 32 {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    };
+    let err = editor
+        .fill(
+            &terrain,
+            &fill_request(&name, FillRegion::Whole, Some(0)),
+            &mut cancel,
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("cancelled"), "{err}");
+    assert_eq!(editor.painter().digest(), digest);
+}
+
+#[test]
+fn a_fill_under_a_brush_mask_stays_under_it() {
+    let terrain = default_world();
+    let mut editor = Editor::new(&session()).unwrap();
+    let name = editor.use_preset("test", preset()).unwrap();
+    let dabs = vec![(-30.0, 0.0), (-20.0, 2.0), (-10.0, 4.0)];
+    let region = FillRegion::Brush {
+        radius: 6.0,
+        dabs: dabs.clone(),
+    };
+    let applied = editor
+        .fill(
+            &terrain,
+            &fill_request(&name, region, None),
+            &mut no_progress(),
+        )
+        .unwrap();
+    assert!(!applied.edit.added.is_empty());
+    for p in &applied.edit.added {
+        let at = Vec2::new(p.position.x, p.position.z);
+        assert!(dabs
+            .iter()
+            .any(|&(x, z)| at.distance(Vec2::new(x, z)) <= 6.0 + 1e-4));
+    }
+}

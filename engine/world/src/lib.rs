@@ -5,6 +5,7 @@
 //!
 //! Pure: no GPU, no files, no clocks (time comes in with each LOD tick).
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use glam::{Vec2, Vec3};
@@ -12,7 +13,8 @@ use rustc_hash::FxHashMap;
 use sylva_buckets::{PlacementRegistry, PropKey, PropShape, RegistryError};
 use sylva_lod::{LodConfig, LodConfigError, LodController, TickStats};
 use sylva_scatter::{
-    Applied, BrushSettings, Edit, Editor, Event, Placement, Session, SessionError,
+    Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
+    Session, SessionError,
 };
 use sylva_terrain::Terrain;
 use thiserror::Error;
@@ -147,6 +149,25 @@ impl World {
     /// One dab of the open stroke at world `(x, z)`.
     pub fn dab(&mut self, at: Vec2) -> Result<Applied, WorldError> {
         let applied = self.editor.dab(&self.terrain, at)?;
+        self.mirror(&applied.edit)?;
+        Ok(applied)
+    }
+
+    /// Fills a region with a preset (one undoable edit); `progress` hears rows done and
+    /// in all, and cancels by answering `Break` (then nothing changes).
+    pub fn fill(
+        &mut self,
+        request: &FillRequest,
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+    ) -> Result<Applied, WorldError> {
+        let applied = self.editor.fill(&self.terrain, request, progress)?;
+        self.mirror(&applied.edit)?;
+        Ok(applied)
+    }
+
+    /// Accepts a fill planned elsewhere (see [`Editor::fill_job`]).
+    pub fn commit_fill(&mut self, job: &FillJob, plan: &FillPlan) -> Result<Applied, WorldError> {
+        let applied = self.editor.commit_fill(job, plan)?;
         self.mirror(&applied.edit)?;
         Ok(applied)
     }

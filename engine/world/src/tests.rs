@@ -2,7 +2,9 @@ use glam::{Vec2, Vec3};
 use sylva_buckets::{BucketChanges, PropShape};
 use sylva_catalog::{CatalogFile, CatalogSnapshot};
 use sylva_lod::LodConfig;
-use sylva_scatter::{BrushSettings, Preset, Session, TerrainSource, DEFAULT_PLACEMENT_CAP};
+use sylva_scatter::{
+    BrushSettings, FillRegion, FillRequest, Preset, Session, TerrainSource, DEFAULT_PLACEMENT_CAP,
+};
 use sylva_terrain::{default_world, Landmark};
 
 use crate::World;
@@ -158,4 +160,37 @@ fn a_replayed_journal_rebuilds_the_same_buckets() {
         buckets
     };
     assert_eq!(snapshot(&mut live), snapshot(&mut replayed));
+}
+
+#[test]
+fn fills_are_mirrored_into_the_registry_like_strokes() {
+    let (mut world, name) = world_with_preset(DEFAULT_PLACEMENT_CAP);
+    load_all(&mut world);
+    paint(&mut world, &name, Landmark::Meadow.position());
+    let request = FillRequest {
+        preset: name.clone(),
+        region: FillRegion::Polygon(vec![(-80.0, -80.0), (80.0, -80.0), (0.0, 90.0)]),
+        density: Some(0.3),
+        replaces: None,
+    };
+    let applied = world
+        .fill(&request, &mut |_, _| std::ops::ControlFlow::Continue(()))
+        .unwrap();
+    assert!(applied.edit.added.len() > 1_000);
+    assert_eq!(instance_count(&world), expected_instances(&world));
+    world.undo().unwrap();
+    assert_eq!(instance_count(&world), expected_instances(&world));
+    world.redo().unwrap();
+    assert_eq!(instance_count(&world), expected_instances(&world));
+    let (replayed, _) = World::replay(
+        default_world(),
+        world.editor().session(),
+        &LodConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        replayed.editor().painter().digest(),
+        world.editor().painter().digest()
+    );
+    assert_eq!(replayed.registry().len(), world.registry().len());
 }

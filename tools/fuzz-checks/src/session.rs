@@ -1,10 +1,11 @@
 //! Bytes as a session journal, in RON and in JSON, replayed on the default world when
-//! they parse and the painting they ask for is small enough for a fuzzer.
+//! they parse and the painting they ask for (strokes and fills) is small enough for a
+//! fuzzer.
 
 use std::f32::consts::PI;
 use std::sync::OnceLock;
 
-use sylva_scatter::{Editor, Event, Session, MAX_DENSITY, MAX_RADIUS};
+use sylva_scatter::{Area, Editor, Event, Session, MAX_DENSITY, MAX_RADIUS};
 use sylva_terrain::{default_world, Terrain};
 
 /// Most brush candidates a fuzzed journal may ask for before its replay is skipped (a
@@ -59,6 +60,20 @@ fn small_enough(session: &Session) -> bool {
                 dabs += d.len();
             }
             Event::Erase { dabs: d, .. } => dabs += d.len(),
+            Event::Fill {
+                preset,
+                region,
+                density,
+                ..
+            } => {
+                // A region that does not check is refused before drawing anything.
+                let density =
+                    density.or(session.presets.get(preset).map(|p| p.brush.density_per_m2));
+                if let (Ok(area), Some(density)) = (Area::new(region, terrain()), density) {
+                    let (min, max) = area.bounds();
+                    candidates += density.clamp(0.0, MAX_DENSITY) * (max - min).x * (max - min).y;
+                }
+            }
             Event::Undo | Event::Redo | Event::Catalog(_) => {}
         }
     }

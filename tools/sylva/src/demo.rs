@@ -1,12 +1,19 @@
-//! The demo: bake the bundled props (if the cache is not current), paint a scripted
-//! session with every shipped preset where it belongs, render an overview and a
-//! close-up of every landmark, and print bake, stroke, bucket and frame statistics.
+//! The demo: bake the bundled props (if the cache is not current), fill the default
+//! world's biomes with the shipped presets (forest on the meadows and foothills, a
+//! meadow in a clearing erased from it, scree on the cliff, pebbles on the beach, reeds
+//! at the lake), paint strokes of every preset on top, render an overview and a
+//! close-up of every landmark, and print bake, fill, stroke, bucket and frame
+//! statistics.
 
 use std::path::PathBuf;
 
+use std::ops::ControlFlow;
+
 use anyhow::{Context, Result};
 use glam::Vec2;
-use sylva_scatter::{Editor, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP};
+use sylva_scatter::{
+    Editor, FillRegion, FillRequest, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP,
+};
 use sylva_terrain::{default_world, Landmark};
 
 use std::time::Instant;
@@ -61,7 +68,86 @@ const fn stroke(
     }
 }
 
-/// Every preset where it belongs, staying under the 2,500-placement cap.
+/// One scripted fill: a preset file stem, a polygon (x, z) and the density
+/// (candidates per m²; the preset's when `None`).
+struct Fill {
+    preset: &'static str,
+    polygon: &'static [(f32, f32)],
+    density: Option<f32>,
+}
+
+/// The biomes, each where its preset's predicates find ground: the forest drawn as a
+/// lasso around the meadows and foothills (round the lake, short of the coast and the
+/// cliff), a second one on the plateau above the cliff.
+const FILLS: [Fill; 5] = [
+    Fill {
+        preset: "mixed_forest",
+        polygon: &[
+            (-256.0, -100.0),
+            (-200.0, -122.0),
+            (-150.0, -136.0),
+            (-60.0, -126.0),
+            (-10.0, -96.0),
+            (40.0, -112.0),
+            (95.0, -86.0),
+            (130.0, -40.0),
+            (112.0, 10.0),
+            (138.0, 60.0),
+            (118.0, 120.0),
+            (142.0, 200.0),
+            (128.0, 256.0),
+            (-256.0, 256.0),
+        ],
+        density: Some(0.2),
+    },
+    Fill {
+        preset: "mixed_forest",
+        polygon: &[
+            (190.0, -140.0),
+            (256.0, -150.0),
+            (256.0, 150.0),
+            (200.0, 140.0),
+        ],
+        density: Some(0.12),
+    },
+    Fill {
+        preset: "cliff_and_scree",
+        polygon: &[
+            (120.0, -170.0),
+            (230.0, -170.0),
+            (230.0, 150.0),
+            (120.0, 150.0),
+        ],
+        density: None,
+    },
+    Fill {
+        preset: "beach",
+        polygon: &[
+            (-256.0, -256.0),
+            (256.0, -256.0),
+            (256.0, -140.0),
+            (-256.0, -140.0),
+        ],
+        density: None,
+    },
+    Fill {
+        preset: "lake_shore",
+        polygon: &[
+            (-190.0, -170.0),
+            (-20.0, -170.0),
+            (-20.0, 5.0),
+            (-190.0, 5.0),
+        ],
+        density: None,
+    },
+];
+
+/// A clearing erased from the forest between the meadow close-up's camera and the
+/// meadow landmark, filled as a meadow.
+const CLEARING_RADIUS: f32 = 16.0;
+const CLEARING: [[f32; 2]; 4] = [[-42.0, -20.0], [-34.0, -8.0], [-26.0, 4.0], [-18.0, 14.0]];
+
+/// Every preset where it belongs, painted on top of the fills.
 const SCRIPT: [Stroke; 7] = [
     stroke("mixed_forest", Landmark::Meadow, [-8.0, 0.0], [5.0, 1.0], 4),
     stroke("meadow", Landmark::Meadow, [-12.0, -22.0], [6.0, 0.0], 4),
@@ -108,6 +194,46 @@ pub fn run(args: Args) -> Result<()> {
     assets::resolve(&session.catalog)?;
     let mut editor = Editor::new(&session)?;
     let mut total = StrokeReport::default();
+    let mut go_on = |_: usize, _: usize| ControlFlow::Continue(());
+    for fill in &FILLS {
+        let preset = presets::load(&args.presets.join(format!("{}.ron", fill.preset)))?;
+        let name = editor.use_preset(fill.preset, preset.clone())?;
+        let region = FillRegion::Polygon(fill.polygon.to_vec());
+        let request = FillRequest {
+            preset: name,
+            region,
+            density: fill.density,
+            replaces: None,
+        };
+        let report = editor
+            .fill(&terrain, &request, &mut go_on)?
+            .report
+            .unwrap_or_default();
+        println!("{:<16} fill      {report}", preset.name);
+        total += report;
+    }
+    let clearing: Vec<(f32, f32)> = CLEARING.iter().map(|&[x, z]| (x, z)).collect();
+    editor.begin_erase(CLEARING_RADIUS, None)?;
+    for &(x, z) in &clearing {
+        editor.dab(&terrain, Vec2::new(x, z))?;
+    }
+    editor.end_stroke();
+    let meadow = presets::load(&args.presets.join("meadow.ron"))?;
+    let request = FillRequest {
+        preset: editor.use_preset("meadow", meadow.clone())?,
+        region: FillRegion::Brush {
+            radius: CLEARING_RADIUS,
+            dabs: clearing,
+        },
+        density: None,
+        replaces: None,
+    };
+    let report = editor
+        .fill(&terrain, &request, &mut go_on)?
+        .report
+        .unwrap_or_default();
+    println!("{:<16} clearing  {report}", meadow.name);
+    total += report;
     for stroke in &SCRIPT {
         let path = args.presets.join(format!("{}.ron", stroke.preset));
         let preset = presets::load(&path)?;

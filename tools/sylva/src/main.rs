@@ -5,6 +5,7 @@ mod bake;
 mod check;
 mod demo;
 mod files;
+mod fill;
 mod folders;
 mod paint;
 mod presets;
@@ -35,6 +36,8 @@ struct Cli {
 enum Command {
     /// Paint one dab of a preset and print the stroke report.
     Paint(paint::Args),
+    /// Fill a region (the whole terrain, a rectangle, a polygon) with a preset.
+    Fill(fill::Args),
     /// Replay a session journal and print its placement count and digest.
     Replay(replay::Args),
     /// Bake, paint a scripted session with every preset at its landmark, render it.
@@ -62,6 +65,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Paint(args) => paint::run(args),
+        Command::Fill(args) => fill::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Render(args) => render::run(args),

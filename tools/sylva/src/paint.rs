@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::Serialize;
 use sylva_scatter::{
-    BrushSettings, Editor, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP,
+    check_cap, BrushSettings, Editor, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP,
 };
 use sylva_terrain::default_world;
 
@@ -25,6 +25,9 @@ pub struct Args {
     density: Option<f32>,
     #[arg(long, default_value_t = 1)]
     seed: u32,
+    /// Most placements the session holds; past it the oldest go first.
+    #[arg(long, default_value_t = DEFAULT_PLACEMENT_CAP)]
+    cap: usize,
     /// The assets folder holding catalog.ron and the props.
     #[arg(long, default_value = "assets")]
     assets: PathBuf,
@@ -53,10 +56,11 @@ pub fn run(args: Args) -> Result<()> {
         radius: args.radius.unwrap_or(preset.brush.radius),
         density_per_m2: args.density.unwrap_or(preset.brush.density_per_m2),
     };
+    check_cap(args.cap)?;
     let terrain = default_world();
     let session = Session::new(
         args.seed,
-        DEFAULT_PLACEMENT_CAP,
+        args.cap,
         TerrainSource::DefaultWorld,
         assets::snapshot(&args.assets)?,
     );

@@ -36,6 +36,16 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// The sum of a JSON report's rejections by reason.
+fn rejected_in_all(report: &serde_json::Value) -> u64 {
+    report["rejected"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
+}
+
 #[test]
 fn paint_json_reports_candidates_placed_rejections_and_time() {
     let out = stdout(&sylva(&[
@@ -49,13 +59,7 @@ fn paint_json_reports_candidates_placed_rejections_and_time() {
     let report: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     let candidates = report["candidates"].as_u64().unwrap();
     let placed = report["placed"].as_u64().unwrap();
-    let rejected: u64 = report["rejected"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert_eq!(placed + rejected, candidates);
+    assert_eq!(placed + rejected_in_all(&report), candidates);
     assert!(report["rejected"]["slope"].as_u64().unwrap() > 0);
     assert!(report["micros"].is_u64());
 }
@@ -124,6 +128,87 @@ fn a_saved_stroke_replays_to_the_same_digest_on_any_thread_count() {
     let one = digest("1");
     assert_eq!(one, digest("2"));
     assert_eq!(one, digest("4"));
+}
+
+#[test]
+fn fill_reports_like_a_stroke_and_is_the_same_on_one_or_two_threads() {
+    let dir = temp_dir("fill");
+    let session = dir.join("fill.session.ron");
+    let fill = |threads: &str| {
+        let out = stdout(&sylva_with_env(
+            &[
+                "fill",
+                "--preset",
+                "presets/mixed_forest.ron",
+                "--json",
+                "--save",
+                session.to_str().unwrap(),
+            ],
+            &[("RAYON_NUM_THREADS", threads)],
+        ));
+        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+    };
+    let one = fill("1");
+    let two = fill("2");
+    assert_eq!(one["digest"], two["digest"]);
+    let candidates = one["candidates"].as_u64().unwrap();
+    let placed = one["placed"].as_u64().unwrap();
+    assert_eq!(placed + rejected_in_all(&one), candidates);
+    assert!(placed > 50_000, "{one}");
+    assert_eq!(one["placements"].as_u64().unwrap(), placed);
+    let replay = stdout(&sylva(&["replay", session.to_str().unwrap(), "--json"]));
+    let replay: serde_json::Value = serde_json::from_str(replay.trim()).unwrap();
+    assert_eq!(replay["digest"], one["digest"]);
+
+    // A re-run of that fill over a rectangle with another preset, continuing the session.
+    let out = stdout(&sylva(&[
+        "fill",
+        "--preset",
+        "presets/meadow.ron",
+        "--session",
+        session.to_str().unwrap(),
+        "--region",
+        "rect:-60,-30,20,40",
+        "--replaces",
+        "0",
+    ]));
+    assert!(
+        out.starts_with("Meadow over rect:-60,-30,20,40 at 0.6 per m², replacing "),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_fills_and_caps_are_refused_with_the_reason() {
+    for (args, reason) in [
+        (
+            vec!["fill", "--region", "rect:600,600,700,700"],
+            "lies outside the terrain",
+        ),
+        (
+            vec!["fill", "--region", "polygon:0,0;10,10;10,0;0,10"],
+            "crosses itself",
+        ),
+        (vec!["fill", "--region", "circle:3"], "is not whole"),
+        (vec!["fill", "--cap", "1000"], "placement cap of 1000"),
+        (vec!["fill", "--cap", "0"], "would hold nothing"),
+        (
+            vec!["paint", "--at", "meadow", "--cap", "0"],
+            "would hold nothing",
+        ),
+        (
+            vec!["paint", "--at", "meadow", "--cap", "20000000"],
+            "past what memory allows",
+        ),
+    ] {
+        let mut args = args;
+        args.extend(["--preset", "presets/mixed_forest.ron"]);
+        let output = sylva(&args);
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(reason), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
 }
 
 #[test]

@@ -28,6 +28,7 @@ fn options(folder: &Path) -> WorkspaceOptions {
         session: folder.join("bench.session.ron"),
         continue_session: false,
         seed: 7,
+        cap: sylva_scatter::DEFAULT_PLACEMENT_CAP,
     }
 }
 

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use sylva_scatter::{check_cap, DEFAULT_PLACEMENT_CAP};
 use sylva_terrain::HeightmapScale;
 
 use crate::workspace::{TerrainChoice, WorkspaceOptions};
@@ -67,6 +68,10 @@ pub struct ViewArgs {
     /// Seed of a new session.
     #[arg(long, default_value_t = 1)]
     pub seed: u32,
+    /// Most placements a new session holds (a continued one keeps its own); past it
+    /// the oldest go first.
+    #[arg(long, default_value_t = DEFAULT_PLACEMENT_CAP, value_parser = parse_cap)]
+    pub cap: usize,
     /// Play recorded input from this file, then exit with a JSON summary.
     #[arg(long)]
     pub script: Option<PathBuf>,
@@ -77,6 +82,14 @@ pub struct ViewArgs {
     /// Window size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x720")]
     pub size: WindowSize,
+}
+
+fn parse_cap(text: &str) -> Result<usize, String> {
+    let cap = text
+        .parse::<usize>()
+        .map_err(|_| format!("`{text}` is not a placement count"))?;
+    check_cap(cap).map_err(|e| e.to_string())?;
+    Ok(cap)
 }
 
 /// Where a new session is saved when no `--session` is given.
@@ -111,6 +124,7 @@ impl ViewArgs {
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_SESSION)),
             continue_session: self.session.is_some(),
             seed: self.seed,
+            cap: self.cap,
         }
     }
 }
@@ -130,6 +144,35 @@ mod tests {
         );
         for bad in ["640", "0x360", "640x", "axb", "99999x10"] {
             assert!(bad.parse::<WindowSize>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_cap_is_the_users_and_zero_or_too_much_is_refused() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            view: ViewArgs,
+        }
+        assert_eq!(Cli::parse_from(["v"]).view.cap, 1_000_000);
+        assert_eq!(
+            Cli::parse_from(["v", "--cap", "50000"])
+                .view
+                .workspace_options()
+                .cap,
+            50_000
+        );
+        for (bad, reason) in [
+            ("0", "would hold nothing"),
+            ("99999999999", "past what memory allows"),
+            ("x", "not a placement count"),
+        ] {
+            let err = Cli::try_parse_from(["v", "--cap", bad])
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(err.contains(reason), "{err}");
         }
     }
 

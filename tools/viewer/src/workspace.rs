@@ -15,8 +15,7 @@ use sylva_catalog::folder::read_snapshot;
 use sylva_catalog::CatalogSnapshot;
 use sylva_lod::LodConfig;
 use sylva_scatter::{
-    BrushSettings, Event, Preset, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP,
-    MAX_DENSITY, MAX_RADIUS,
+    BrushSettings, Event, Preset, Session, StrokeReport, TerrainSource, MAX_DENSITY, MAX_RADIUS,
 };
 use sylva_terrain::{default_world, HeightmapScale, Ray, Terrain};
 use sylva_world::{World, WorldError};
@@ -123,6 +122,8 @@ pub struct WorkspaceOptions {
     pub continue_session: bool,
     /// Seed of a new session.
     pub seed: u32,
+    /// Placement cap of a new session (a continued one keeps its own).
+    pub cap: usize,
 }
 
 /// The preset strokes paint with.
@@ -858,7 +859,7 @@ pub fn open_world(options: &WorkspaceOptions) -> Result<World, WorkspaceError> {
     };
     let session = Session::new(
         options.seed,
-        DEFAULT_PLACEMENT_CAP,
+        options.cap,
         source,
         read_snapshot(&options.assets)?,
     );

@@ -76,6 +76,7 @@ fn options(dir: &Path) -> WorkspaceOptions {
         session: dir.join("run.session.ron"),
         continue_session: true,
         seed: 11,
+        cap: sylva_scatter::DEFAULT_PLACEMENT_CAP,
     }
 }
 

@@ -1,0 +1,155 @@
+//! Region fill cost: the whole default world with Mixed Forest (the target is ≤ 1 s on
+//! two cores), with and without mirroring into the placement registry, and a 4097²
+//! heightmap (4 km at 1 m) filled to about a million placements (target ≤ 20 s).
+//!
+//! The 4097² map is a 16-bit PNG this bench writes to `target/heightmap-4097.png` (if
+//! it is not there yet) and loads through the heightmap importer, so `sylva fill
+//! --heightmap target/heightmap-4097.png --spacing 1 --vertical-scale 120
+//! --water-level 12` can be timed on the same terrain (BENCHMARKS.md).
+
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use sylva::lod::LodConfig;
+use sylva::scatter::{Editor, FillRegion, FillRequest, Session, TerrainSource};
+use sylva::terrain::{default_world, HeightmapScale, Terrain};
+use sylva::world::World;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+/// Candidates per m² that fill the 4097² map with about a million placements.
+const BIG_MAP_DENSITY: f32 = 0.085;
+const BIG_MAP_SCALE: HeightmapScale = HeightmapScale {
+    spacing: 1.0,
+    vertical_scale: 120.0,
+    base_height: 0.0,
+    water_level: 12.0,
+};
+
+fn whole(preset: &str, density: Option<f32>) -> FillRequest {
+    FillRequest {
+        preset: preset.into(),
+        region: FillRegion::Whole,
+        density,
+        replaces: None,
+    }
+}
+
+fn go_on(_: usize, _: usize) -> ControlFlow<()> {
+    ControlFlow::Continue(())
+}
+
+fn session() -> Session {
+    Session::new(
+        1,
+        sylva::scatter::DEFAULT_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        common::snapshot(),
+    )
+}
+
+/// An empty world on `terrain` with Mixed Forest registered, and its name.
+fn forest_world(terrain: &Terrain) -> (World, String) {
+    let mut world = World::new(terrain.clone(), &session(), &LodConfig::default()).unwrap();
+    let name = world
+        .use_preset("mixed_forest", common::preset("mixed_forest"))
+        .unwrap();
+    (world, name)
+}
+
+fn default_world_fill(c: &mut Criterion) {
+    let terrain = default_world();
+    let mut group = c.benchmark_group("fill_default_world");
+    group.sample_size(10);
+    group.bench_function("mixed_forest_editor", |b| {
+        b.iter_batched(
+            || {
+                let mut editor = Editor::new(&session()).unwrap();
+                let name = editor
+                    .use_preset("mixed_forest", common::preset("mixed_forest"))
+                    .unwrap();
+                (editor, name)
+            },
+            |(mut editor, name)| {
+                editor
+                    .fill(&terrain, &whole(&name, None), &mut go_on)
+                    .unwrap();
+                editor
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("mixed_forest_world_with_registry", |b| {
+        b.iter_batched(
+            || forest_world(&terrain),
+            |(mut world, name)| {
+                world.fill(&whole(&name, None), &mut go_on).unwrap();
+                world
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+fn big_map_fill(c: &mut Criterion) {
+    let terrain = big_map();
+    let mut group = c.benchmark_group("fill_4097_heightmap");
+    group.sample_size(10);
+    group.bench_function("mixed_forest_about_1m_placements_world", |b| {
+        b.iter_batched(
+            || forest_world(&terrain),
+            |(mut world, name)| {
+                let applied = world
+                    .fill(&whole(&name, Some(BIG_MAP_DENSITY)), &mut go_on)
+                    .unwrap();
+                let placed = applied.report.unwrap().placed;
+                assert!((800_000..1_200_000).contains(&placed), "{placed}");
+                world
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+/// The 4097² map, written as a 16-bit PNG on first use and read back through the
+/// importer.
+fn big_map() -> Terrain {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/heightmap-4097.png");
+    if !path.exists() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, heightmap_png(4097)).unwrap();
+    }
+    Terrain::from_png(&std::fs::read(&path).unwrap(), BIG_MAP_SCALE).unwrap()
+}
+
+/// Rolling hills, a few valleys under the water level and steeper ridges: the same
+/// mix of slope, altitude and water rejections a real map gives.
+fn heightmap_png(side: u32) -> Vec<u8> {
+    let mut samples = Vec::with_capacity((side * side * 2) as usize);
+    for row in 0..side {
+        for column in 0..side {
+            let (x, z) = (column as f32, row as f32);
+            let hills = (x / 310.0).sin() * (z / 420.0).cos();
+            let ridges = ((x + 0.7 * z) / 95.0).sin().abs();
+            let detail = (x / 23.0).sin() * (z / 31.0).sin();
+            let h = 0.45 + 0.3 * hills + 0.2 * ridges + 0.03 * detail;
+            let value = (h.clamp(0.0, 1.0) * 65_535.0) as u16;
+            samples.extend_from_slice(&value.to_be_bytes());
+        }
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, side, side);
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::Sixteen);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(&samples).unwrap();
+    writer.finish().unwrap();
+    out
+}
+
+criterion_group!(benches, default_world_fill, big_map_fill);
+criterion_main!(benches);
