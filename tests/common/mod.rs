@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+pub mod golden;
+pub mod node;
+
 use sylva::catalog::folder::read_snapshot;
 use sylva::catalog::{Catalog, CatalogSnapshot};
 use sylva::scatter::Preset;

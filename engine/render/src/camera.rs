@@ -64,7 +64,8 @@ impl CameraView {
         convert::from_mat4(manager.view_proj())
     }
 
-    pub(crate) fn to_rend3(self) -> Camera {
+    /// The rend3 camera of this view (`Renderer::set_camera_data`).
+    pub fn to_rend3(self) -> Camera {
         Camera {
             projection: CameraProjection::Perspective {
                 vfov: self.vfov,

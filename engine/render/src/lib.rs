@@ -17,9 +17,11 @@ pub mod reference;
 mod scene;
 
 pub use camera::CameraView;
-pub use context::{RenderContext, OUTPUT_FORMAT};
+pub use context::{create_iad, use_plain_samplers, RenderContext, OUTPUT_FORMAT};
 pub use error::RenderError;
-pub use frame::{draw_frame, draw_frame_with_overlays, render_image, Overlays, MAX_SIDE};
+pub use frame::{
+    draw_frame, draw_frame_with_overlays, offscreen_target, render_image, Overlays, MAX_SIDE,
+};
 pub use image::{ImageDiff, RgbaImage};
 pub use readback::read_rgba8;
 pub use rend3::util::output::OutputFrame;

@@ -9,7 +9,8 @@ mod baked;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use sylva_buckets::{BucketChanges, PlacementRegistry};
+use rend3::Renderer;
+use sylva_buckets::{BucketChanges, PlacementRegistry, PropShape};
 use sylva_cache::{CacheDir, Entry, FormatError, StoreError};
 use sylva_lod::TickStats;
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
@@ -48,6 +49,45 @@ pub enum RuntimeError {
         expected: String,
         found: String,
     },
+}
+
+/// Loads (or replaces) prop `prop` from the bytes of its cache entry `entry_name`: its
+/// parts into `props` (GPU geometry) and its shape into `world`'s registry, whose
+/// placements of it then draw from the next synced frame on. For applications that
+/// draw sylva's props with their own rend3 renderer ([`Runtime`] calls it too). If the
+/// entry is refused, nothing changes.
+pub fn load_prop(
+    renderer: &Renderer,
+    props: &mut PropsRenderer,
+    world: &mut World,
+    prop: &str,
+    entry_name: &str,
+    bytes: &[u8],
+) -> Result<PropShape, RuntimeError> {
+    let entry = Entry::parse(bytes).map_err(|source| RuntimeError::Entry {
+        prop: prop.to_owned(),
+        entry: entry_name.to_owned(),
+        source,
+    })?;
+    if entry.prop_id != prop {
+        return Err(RuntimeError::PropMismatch {
+            entry: entry_name.to_owned(),
+            expected: prop.to_owned(),
+            found: entry.prop_id.to_owned(),
+        });
+    }
+    let shape = shape_of(&entry);
+    let key = world.prop_key(prop);
+    // Geometry first: if the GPU refuses it, the registry keeps the old shape too.
+    props
+        .set_prop(renderer, key, &geometry_of(&entry))
+        .map_err(|source| RuntimeError::Geometry {
+            prop: prop.to_owned(),
+            entry: entry_name.to_owned(),
+            source,
+        })?;
+    world.set_prop_shape(prop, shape)?;
+    Ok(shape)
 }
 
 /// What is loaded of one prop.
@@ -169,29 +209,14 @@ impl Runtime {
         revision: u64,
         bytes: &[u8],
     ) -> Result<(), RuntimeError> {
-        let entry = Entry::parse(bytes).map_err(|source| RuntimeError::Entry {
-            prop: prop.to_owned(),
-            entry: entry_name.to_owned(),
-            source,
-        })?;
-        if entry.prop_id != prop {
-            return Err(RuntimeError::PropMismatch {
-                entry: entry_name.to_owned(),
-                expected: prop.to_owned(),
-                found: entry.prop_id.to_owned(),
-            });
-        }
-        let shape = shape_of(&entry);
-        let key = self.world.prop_key(prop);
-        // Geometry first: if the GPU refuses it, the registry keeps the old shape too.
-        self.props
-            .set_prop(&self.context.renderer, key, &geometry_of(&entry))
-            .map_err(|source| RuntimeError::Geometry {
-                prop: prop.to_owned(),
-                entry: entry_name.to_owned(),
-                source,
-            })?;
-        self.world.set_prop_shape(prop, shape)?;
+        let shape = load_prop(
+            &self.context.renderer,
+            &mut self.props,
+            &mut self.world,
+            prop,
+            entry_name,
+            bytes,
+        )?;
         self.loaded.insert(
             prop.to_owned(),
             LoadedProp {

@@ -1,0 +1,92 @@
+//! `sylva-export` on a 100,000-placement session (the meadow preset painted over the
+//! whole default world with a raised placement cap): the `.glb` (instancing nodes per
+//! 64 m cell, shared LOD vertex data) beside the plain JSON and CSV placement lists, all
+//! written to a sink so only the export's own work is measured. The session journal is
+//! saved to `target/export-bench/session-100k.ron` for timing the `sylva export`
+//! command itself (see BENCHMARKS.md).
+
+use std::collections::BTreeMap;
+use std::io;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use glam::Vec2;
+use sylva::cache::{CacheDir, Entry};
+use sylva::export::{write_glb, write_placement_list, ExportOptions, ListFormat};
+use sylva::scatter::{BrushSettings, Editor, Placement, Session, TerrainSource};
+use sylva::terrain::default_world;
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+const PLACEMENTS: usize = 100_000;
+
+/// Paints the meadow preset dab by dab on a grid over the world until `PLACEMENTS`.
+fn session_of_100k() -> Editor {
+    let terrain = default_world();
+    let session = Session::new(9, PLACEMENTS, TerrainSource::DefaultWorld, common::snapshot());
+    let mut editor = Editor::new(&session).unwrap();
+    let name = editor.use_preset("meadow", common::preset("meadow")).unwrap();
+    let brush = BrushSettings {
+        radius: 24.0,
+        density_per_m2: 4.0,
+    };
+    editor.begin_paint(&name, brush).unwrap();
+    let half = terrain.size() / 2.0 - 24.0;
+    'grid: for z in (0..).map(|i| -half.y + 40.0 * i as f32).take_while(|z| *z <= half.y) {
+        for x in (0..).map(|i| -half.x + 40.0 * i as f32).take_while(|x| *x <= half.x) {
+            editor.dab(&terrain, Vec2::new(x, z)).unwrap();
+            if editor.painter().len() >= PLACEMENTS {
+                break 'grid;
+            }
+        }
+    }
+    editor.end_stroke();
+    assert!(
+        editor.painter().len() >= PLACEMENTS * 9 / 10,
+        "only {} placements painted",
+        editor.painter().len()
+    );
+    editor
+}
+
+fn export(c: &mut Criterion) {
+    let editor = session_of_100k();
+    let folder = common::repo().join("target/export-bench");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("session-100k.ron"), editor.session().to_ron()).unwrap();
+    let placements: Vec<&Placement> = editor.painter().placements().collect();
+    let cache = CacheDir::new(common::repo().join("cache"));
+    let files: BTreeMap<String, Vec<u8>> = cache
+        .read_manifest()
+        .unwrap()
+        .assets
+        .values()
+        .map(|e| (e.prop.clone(), cache.read_entry(&e.entry).unwrap()))
+        .collect();
+    let props: BTreeMap<&str, Entry> = files
+        .iter()
+        .map(|(id, bytes)| (id.as_str(), Entry::parse(bytes).unwrap()))
+        .collect();
+    let report = write_glb(&mut io::sink(), &props, &placements, ExportOptions::default()).unwrap();
+    println!(
+        "{} placements, {} instancing nodes, {} bytes",
+        report.placements, report.instancing_nodes, report.bytes
+    );
+    let mut group = c.benchmark_group(format!("export_{}_placements", placements.len()));
+    group.sample_size(10);
+    group.bench_function("glb", |b| {
+        b.iter(|| write_glb(&mut io::sink(), &props, &placements, ExportOptions::default()).unwrap())
+    });
+    for (name, format) in [("json_list", ListFormat::Json), ("csv_list", ListFormat::Csv)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut out = io::BufWriter::new(io::sink());
+                write_placement_list(&mut out, placements.iter().copied(), format).unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, export);
+criterion_main!(benches);
