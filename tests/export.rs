@@ -79,6 +79,10 @@ fn three_js_instances_are_the_session_placements() {
     let stdout = common::node::node(&checker.join("instances.mjs"), &[&path]);
     let loaded: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(loaded["plainMeshes"], 1, "the terrain is the one plain mesh");
+    let document = gltf::Gltf::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let images = loaded["images"].as_array().unwrap();
+    assert_eq!(images.len(), document.images().count(), "every texture loads");
+    assert!(images.iter().all(|size| size[0].as_u64() > Some(0) && size[1].as_u64() > Some(0)));
     let nodes = loaded["nodes"].as_array().unwrap();
     assert_eq!(nodes.len(), report.instancing_nodes);
     let floats = |v: &serde_json::Value| -> Vec<f32> {

@@ -10,13 +10,16 @@ const NEAR: f32 = 0.3;
 /// Where the camera is and what it looks at, in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CameraView {
+    /// Where the camera is.
     pub eye: Vec3,
+    /// The point it looks at.
     pub target: Vec3,
     /// Vertical field of view in degrees.
     pub vfov: f32,
 }
 
 impl CameraView {
+    /// A camera at `eye` looking at `target` with a 55° vertical field of view.
     pub fn new(eye: Vec3, target: Vec3) -> Self {
         Self {
             eye,

@@ -2,7 +2,7 @@
 //! keeps software drivers fast.
 
 use std::num::NonZeroU8;
-use std::sync::Arc;
+use std::sync::{Arc, Once};
 
 use rend3::types::{Handedness, SampleCount, TextureFormat};
 use rend3::{InstanceAdapterDevice, PotentialAdapter, Renderer};
@@ -22,11 +22,18 @@ pub const OUTPUT_FORMAT: TextureFormat = TextureFormat::Rgba8UnormSrgb;
 /// Multisampling of every frame: props and rend3 objects share one depth target.
 pub const SAMPLES: SampleCount = SampleCount::One;
 
+/// The renderer sylva draws its own frames with and the rend3-routine routines of its
+/// graph.
 pub struct RenderContext {
+    /// The rend3 renderer (left-handed, as sylva's world).
     pub renderer: Arc<Renderer>,
+    /// rend3-routine's base graph (with plain samplers).
     pub base: BaseRenderGraph,
+    /// rend3's PBR routine: the terrain and other rend3 objects.
     pub pbr: PbrRoutine,
+    /// The sky.
     pub skybox: SkyboxRoutine,
+    /// Tone mapping into the output format.
     pub tonemapping: TonemappingRoutine,
     adapter: String,
 }
@@ -77,15 +84,20 @@ impl RenderContext {
 /// The instance, adapter, device and queue a renderer is built on, over the backends
 /// sylva draws with: Vulkan (lavapipe on machines without a GPU), Metal, DirectX 12.
 ///
-/// `rend3::create_iad` opens its instance over every backend, OpenGL included; wgpu's
-/// GL backend then probes EGL for a Wayland display, and libwayland prints `error:
-/// XDG_RUNTIME_DIR is invalid or not set in the environment` to stderr wherever no
-/// Wayland session runs (CI, SSH, X11 desktops) although nothing failed. sylva never
-/// draws with GL, so the instance is created without it and the probe never runs. The
-/// adapter is picked like rend3 picks it: first backend in its order, discrete GPUs
-/// before integrated, virtual and software ones, with the profile and limits rend3's
-/// `PotentialAdapter` finds.
+/// Wherever no Wayland session runs (CI, SSH, X11 desktops), `rend3::create_iad`
+/// makes libwayland print `error: XDG_RUNTIME_DIR is invalid or not set in the
+/// environment` three times although nothing failed (found with a breakpoint on
+/// `wl_display_connect`). Once from wgpu's OpenGL backend, whose EGL set-up probes for
+/// a Wayland display: rend3 opens its instance over every backend, OpenGL included,
+/// and sylva never draws with it, so this instance is created without it. Twice from
+/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select`, which on each
+/// `vkEnumeratePhysicalDevices` connects to Wayland to put the display's GPU first:
+/// sylva orders adapters itself, so the layer is switched off
+/// ([`skip_mesa_device_select_layer`]). The adapter is picked like rend3 picks it:
+/// first backend in its order, discrete GPUs before integrated, virtual and software
+/// ones, with the profile and limits rend3's `PotentialAdapter` finds.
 pub fn create_iad() -> Result<InstanceAdapterDevice, RenderError> {
+    skip_mesa_device_select_layer();
     let no_adapter = |reason: String| RenderError::NoAdapter { reason };
     let instance = Instance::new(Backends::PRIMARY);
     let backend_rank = |b: Backend| [Backend::Vulkan, Backend::Metal, Backend::Dx12].iter().position(|&o| o == b).unwrap_or(usize::MAX);
@@ -124,6 +136,21 @@ pub fn create_iad() -> Result<InstanceAdapterDevice, RenderError> {
         profile: chosen.profile,
         info: chosen.info,
     })
+}
+
+/// Sets `NODEVICE_SELECT=1` (the variable Mesa's layer manifest names to disable it)
+/// for this process, once, before the first Vulkan instance; left alone when the user
+/// set it or asked the layer for a device (`MESA_VK_DEVICE_SELECT`). The variable is
+/// set under a `Once` before any instance exists; nothing else in sylva reads or writes
+/// the environment concurrently.
+fn skip_mesa_device_select_layer() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let chosen = |name| std::env::var_os(name).is_some();
+        if !chosen("NODEVICE_SELECT") && !chosen("MESA_VK_DEVICE_SELECT") {
+            std::env::set_var("NODEVICE_SELECT", "1");
+        }
+    });
 }
 
 /// Replaces the samplers of `base` with plain trilinear ones. rend3-routine creates

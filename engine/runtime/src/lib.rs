@@ -3,6 +3,11 @@
 //! and the GPU (geometry), swaps a re-baked prop in place between frames (placements
 //! and buckets stay), and per frame ticks the LOD controller, mirrors the registry's
 //! bucket changes and draws. Shared by the `sylva` command and the viewer.
+//!
+//! An application with its own rend3 renderer uses [`load_prop`] to put cache entries
+//! into its [`PropsRenderer`] and its [`World`] (see `examples/embed`).
+
+#![warn(missing_docs)]
 
 mod baked;
 
@@ -23,7 +28,9 @@ use thiserror::Error;
 
 pub use baked::{geometry_of, shape_of};
 
+/// Why the runtime could not load or draw.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // The fields are named by the messages.
 pub enum RuntimeError {
     #[error(transparent)]
     Render(#[from] RenderError),
@@ -95,8 +102,11 @@ pub fn load_prop(
 pub struct LoadedProp {
     /// The manifest's geometry revision of the loaded data.
     pub revision: u64,
+    /// The entry file it was loaded from.
     pub entry: String,
+    /// Its parts.
     pub parts: u16,
+    /// The LOD levels drawn.
     pub lods: u8,
 }
 
@@ -116,15 +126,20 @@ pub struct LoadReport {
 /// What one frame did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FrameStats {
+    /// Placements in the registry.
     pub placements: u32,
     /// Placements whose prop is not loaded.
     pub pending: u32,
+    /// Placements whose LOD was evaluated this frame.
     pub lod_evaluated: u32,
+    /// Placements that changed LOD this frame.
     pub lod_moved: u32,
     #[serde(flatten)]
+    /// What the props renderer drew.
     pub draw: DrawStats,
 }
 
+/// A painting session drawn with props from the bake cache, on a renderer it owns.
 pub struct Runtime {
     world: World,
     context: RenderContext,
@@ -135,6 +150,8 @@ pub struct Runtime {
 }
 
 impl Runtime {
+    /// A runtime drawing `world` (its terrain as the scene) on `context`; no props are
+    /// loaded yet ([`Runtime::load_cache`]).
     pub fn new(mut context: RenderContext, world: World) -> Result<Self, RuntimeError> {
         let scene = Scene::new(&mut context, world.terrain())?;
         let props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
@@ -148,18 +165,22 @@ impl Runtime {
         })
     }
 
+    /// The session.
     pub fn world(&self) -> &World {
         &self.world
     }
 
+    /// The session, to paint.
     pub fn world_mut(&mut self) -> &mut World {
         &mut self.world
     }
 
+    /// The renderer and routines.
     pub fn context(&self) -> &RenderContext {
         &self.context
     }
 
+    /// What is loaded, by prop id.
     pub fn loaded(&self) -> &BTreeMap<String, LoadedProp> {
         &self.loaded
     }
