@@ -11,22 +11,8 @@ use std::path::{Path, PathBuf};
 use glam::Mat4;
 use sylva::cache::{CacheDir, Entry};
 use sylva::export::{frame, write_glb, ExportOptions, ExportReport};
-use sylva::lod::LodConfig;
-use sylva::scatter::{Placement, Session, TerrainSource, DEFAULT_PLACEMENT_CAP};
-use sylva::terrain::default_world;
+use sylva::scatter::Placement;
 use sylva::world::World;
-
-fn busy_world() -> World {
-    let session = Session::new(
-        5,
-        DEFAULT_PLACEMENT_CAP,
-        TerrainSource::DefaultWorld,
-        common::snapshot(),
-    );
-    let mut world = World::new(default_world(), &session, &LodConfig::default()).unwrap();
-    common::paint_busy_session(&mut world);
-    world
-}
 
 /// Exports `world`'s placements with the committed cache's props to `dir/scene.glb`.
 fn export(world: &World, dir: &Path, with_terrain: bool) -> (PathBuf, ExportReport) {
@@ -58,7 +44,7 @@ fn export(world: &World, dir: &Path, with_terrain: bool) -> (PathBuf, ExportRepo
 
 #[test]
 fn an_exported_world_passes_the_khronos_gltf_validator() {
-    let world = busy_world();
+    let world = common::busy_world();
     let dir = tempfile::tempdir().unwrap();
     let (path, report) = export(&world, dir.path(), true);
     assert!(report.instancing_nodes > 1, "{report:?}");
@@ -71,7 +57,7 @@ fn an_exported_world_passes_the_khronos_gltf_validator() {
 
 #[test]
 fn three_js_instances_are_the_session_placements() {
-    let world = busy_world();
+    let world = common::busy_world();
     let dir = tempfile::tempdir().unwrap();
     let (path, report) = export(&world, dir.path(), true);
     let checker = common::repo().join("tests/export-check");

@@ -70,6 +70,21 @@ pub fn add_file(assets: &std::path::Path, category: &str, file: &str) {
     std::fs::copy(gltf_file(file), folder.join(file)).unwrap();
 }
 
+/// The default world (seed 5, default cap) painted with [`paint_busy_session`].
+pub fn busy_world() -> sylva::world::World {
+    let session = sylva::scatter::Session::new(
+        5,
+        sylva::scatter::DEFAULT_PLACEMENT_CAP,
+        sylva::scatter::TerrainSource::DefaultWorld,
+        snapshot(),
+    );
+    let lod = sylva::lod::LodConfig::default();
+    let mut world =
+        sylva::world::World::new(sylva::terrain::default_world(), &session, &lod).unwrap();
+    paint_busy_session(&mut world);
+    world
+}
+
 /// A session of the shipped presets around the meadow, the lake and the beach with
 /// over 3,221 instances (the prototype's multi-stroke session).
 pub fn paint_busy_session(world: &mut sylva::world::World) {

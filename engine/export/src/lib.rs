@@ -49,7 +49,8 @@ pub const MSFT_LOD: &str = "MSFT_lod";
 /// Why an export failed.
 #[derive(Debug, Error)]
 pub enum ExportError {
-    #[error("writing the export: {source}")]
+    /// The writer failed (a full disk, a closed pipe).
+    #[error(transparent)]
     Io {
         #[from]
         source: io::Error,

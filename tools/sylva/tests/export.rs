@@ -89,30 +89,17 @@ fn placement_lists_hold_one_record_per_placement() {
     let dir = tempfile::tempdir().unwrap();
     let session = session(dir.path());
     let count = placements_of(&session) as usize;
-    let csv = dir.path().join("placements.csv");
-    succeeded(&sylva(&[
-        "export",
-        &session,
-        "--out",
-        csv.to_str().unwrap(),
-        "--placements",
-        "csv",
-    ]));
-    let text = std::fs::read_to_string(&csv).unwrap();
+    let list = |format: &str| {
+        let out = dir.path().join(format!("placements.{format}"));
+        let out = out.to_str().unwrap();
+        succeeded(&sylva(&["export", &session, "--out", out, "--placements", format]));
+        std::fs::read_to_string(out).unwrap()
+    };
+    let text = list("csv");
     assert_eq!(text.lines().next(), Some("prop,x,y,z,qx,qy,qz,qw,scale"));
     assert_eq!(text.lines().count(), count + 1);
-    let json = dir.path().join("placements.json");
-    succeeded(&sylva(&[
-        "export",
-        &session,
-        "--out",
-        json.to_str().unwrap(),
-        "--placements",
-        "json",
-    ]));
-    let list: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let records = list.as_array().unwrap();
+    let json: serde_json::Value = serde_json::from_str(&list("json")).unwrap();
+    let records = json.as_array().unwrap();
     assert_eq!(records.len(), count);
     assert!(records[0]["prop"].as_str().unwrap().contains('/'));
     assert_eq!(records[0]["rotation"].as_array().unwrap().len(), 4);

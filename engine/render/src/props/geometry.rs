@@ -185,6 +185,7 @@ impl PartGeometry<'_> {
 }
 
 impl LodIndices<'_> {
+    /// Indices in the level (three per triangle).
     pub fn index_count(&self) -> u32 {
         (self.bytes.len() / self.width.bytes()) as u32
     }

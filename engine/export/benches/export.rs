@@ -8,24 +8,31 @@
 use std::collections::BTreeMap;
 use std::io;
 
+use std::path::{Path, PathBuf};
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec2;
-use sylva::cache::{CacheDir, Entry};
-use sylva::export::{write_glb, write_placement_list, ExportOptions, ListFormat};
-use sylva::scatter::{BrushSettings, Editor, Placement, Session, TerrainSource};
-use sylva::terrain::default_world;
+use sylva_cache::{CacheDir, Entry};
+use sylva_catalog::folder::read_snapshot;
+use sylva_export::{write_glb, write_placement_list, ExportOptions, ListFormat};
+use sylva_scatter::{BrushSettings, Editor, Placement, Preset, Session, TerrainSource};
+use sylva_terrain::default_world;
 
-#[path = "../tests/common/mod.rs"]
-mod common;
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
 
 const PLACEMENTS: usize = 100_000;
 
 /// Paints the meadow preset dab by dab on a grid over the world until `PLACEMENTS`.
 fn session_of_100k() -> Editor {
     let terrain = default_world();
-    let session = Session::new(9, PLACEMENTS, TerrainSource::DefaultWorld, common::snapshot());
+    let snapshot = read_snapshot(&repo().join("assets")).unwrap();
+    let session = Session::new(9, PLACEMENTS, TerrainSource::DefaultWorld, snapshot);
     let mut editor = Editor::new(&session).unwrap();
-    let name = editor.use_preset("meadow", common::preset("meadow")).unwrap();
+    let path = repo().join("presets/meadow.ron");
+    let preset = Preset::parse(&std::fs::read_to_string(&path).unwrap(), "meadow").unwrap();
+    let name = editor.use_preset("meadow", preset).unwrap();
     let brush = BrushSettings {
         radius: 24.0,
         density_per_m2: 4.0,
@@ -51,11 +58,11 @@ fn session_of_100k() -> Editor {
 
 fn export(c: &mut Criterion) {
     let editor = session_of_100k();
-    let folder = common::repo().join("target/export-bench");
+    let folder = repo().join("target/export-bench");
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("session-100k.ron"), editor.session().to_ron()).unwrap();
     let placements: Vec<&Placement> = editor.painter().placements().collect();
-    let cache = CacheDir::new(common::repo().join("cache"));
+    let cache = CacheDir::new(repo().join("cache"));
     let files: BTreeMap<String, Vec<u8>> = cache
         .read_manifest()
         .unwrap()
