@@ -80,7 +80,7 @@ fn main() -> Result<()> {
     });
 
     // The camera, for rend3 and for sylva's culling and LOD choice.
-    let camera = CameraView::new(block_at + Vec3::new(-14.0, 7.0, -20.0), block_at + Vec3::Y * 2.0);
+    let camera = CameraView::new(block_at + Vec3::new(-7.0, 3.5, -11.0), block_at + Vec3::Y * 2.0);
     renderer.set_aspect_ratio(width as f32 / height as f32);
     renderer.set_camera_data(camera.to_rend3());
     world.tick_lod(camera.eye, 0.0);
