@@ -51,8 +51,14 @@ fn an_exported_world_passes_the_khronos_gltf_validator() {
     let validator = common::repo().join("tools/propgen/validator");
     common::node::install(&validator, "gltf-validator");
     let stdout = common::node::node(&validator.join("validate.js"), &[&path]);
-    assert!(stdout.contains(": 0 errors, "), "validator output:\n{stdout}");
-    assert!(stdout.contains("1 files, 0 errors"), "validator output:\n{stdout}");
+    assert!(
+        stdout.contains(": 0 errors, "),
+        "validator output:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("1 files, 0 errors"),
+        "validator output:\n{stdout}"
+    );
 }
 
 #[test]
@@ -64,11 +70,20 @@ fn three_js_instances_are_the_session_placements() {
     common::node::install(&checker, "three");
     let stdout = common::node::node(&checker.join("instances.mjs"), &[&path]);
     let loaded: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(loaded["plainMeshes"], 1, "the terrain is the one plain mesh");
+    assert_eq!(
+        loaded["plainMeshes"], 1,
+        "the terrain is the one plain mesh"
+    );
     let document = gltf::Gltf::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let images = loaded["images"].as_array().unwrap();
-    assert_eq!(images.len(), document.images().count(), "every texture loads");
-    assert!(images.iter().all(|size| size[0].as_u64() > Some(0) && size[1].as_u64() > Some(0)));
+    assert_eq!(
+        images.len(),
+        document.images().count(),
+        "every texture loads"
+    );
+    assert!(images
+        .iter()
+        .all(|size| size[0].as_u64() > Some(0) && size[1].as_u64() > Some(0)));
     let nodes = loaded["nodes"].as_array().unwrap();
     assert_eq!(nodes.len(), report.instancing_nodes);
     let floats = |v: &serde_json::Value| -> Vec<f32> {
@@ -80,7 +95,10 @@ fn three_js_instances_are_the_session_placements() {
     };
     let mut loaded_transforms = Vec::new();
     for node in nodes {
-        assert_eq!(node["sameInstances"], true, "every part draws the same instances");
+        assert_eq!(
+            node["sameInstances"], true,
+            "every part draws the same instances"
+        );
         let world_matrix = Mat4::from_cols_slice(&floats(&node["world"]));
         assert!(world_matrix.abs_diff_eq(Mat4::IDENTITY, 1e-6));
         let matrices = floats(&node["matrices"]);

@@ -39,8 +39,14 @@ fn session_of_100k() -> Editor {
     };
     editor.begin_paint(&name, brush).unwrap();
     let half = terrain.size() / 2.0 - 24.0;
-    'grid: for z in (0..).map(|i| -half.y + 40.0 * i as f32).take_while(|z| *z <= half.y) {
-        for x in (0..).map(|i| -half.x + 40.0 * i as f32).take_while(|x| *x <= half.x) {
+    'grid: for z in (0..)
+        .map(|i| -half.y + 40.0 * i as f32)
+        .take_while(|z| *z <= half.y)
+    {
+        for x in (0..)
+            .map(|i| -half.x + 40.0 * i as f32)
+            .take_while(|x| *x <= half.x)
+        {
             editor.dab(&terrain, Vec2::new(x, z)).unwrap();
             if editor.painter().len() >= PLACEMENTS {
                 break 'grid;
@@ -74,7 +80,13 @@ fn export(c: &mut Criterion) {
         .iter()
         .map(|(id, bytes)| (id.as_str(), Entry::parse(bytes).unwrap()))
         .collect();
-    let report = write_glb(&mut io::sink(), &props, &placements, ExportOptions::default()).unwrap();
+    let report = write_glb(
+        &mut io::sink(),
+        &props,
+        &placements,
+        ExportOptions::default(),
+    )
+    .unwrap();
     println!(
         "{} placements, {} instancing nodes, {} bytes",
         report.placements, report.instancing_nodes, report.bytes
@@ -82,9 +94,20 @@ fn export(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("export_{}_placements", placements.len()));
     group.sample_size(10);
     group.bench_function("glb", |b| {
-        b.iter(|| write_glb(&mut io::sink(), &props, &placements, ExportOptions::default()).unwrap())
+        b.iter(|| {
+            write_glb(
+                &mut io::sink(),
+                &props,
+                &placements,
+                ExportOptions::default(),
+            )
+            .unwrap()
+        })
     });
-    for (name, format) in [("json_list", ListFormat::Json), ("csv_list", ListFormat::Csv)] {
+    for (name, format) in [
+        ("json_list", ListFormat::Json),
+        ("csv_list", ListFormat::Csv),
+    ] {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let mut out = io::BufWriter::new(io::sink());

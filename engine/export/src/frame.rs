@@ -50,8 +50,15 @@ mod tests {
             rotation(rotation_in_sylva),
             position(translation),
         );
-        assert!(parts.abs_diff_eq(matrix(sylva), 1e-6), "{parts} vs {}", matrix(sylva));
-        assert!(matrix(matrix(sylva)).abs_diff_eq(sylva, 1e-6), "the mirror is its own inverse");
+        assert!(
+            parts.abs_diff_eq(matrix(sylva), 1e-6),
+            "{parts} vs {}",
+            matrix(sylva)
+        );
+        assert!(
+            matrix(matrix(sylva)).abs_diff_eq(sylva, 1e-6),
+            "the mirror is its own inverse"
+        );
     }
 
     #[test]

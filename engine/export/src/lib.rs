@@ -254,7 +254,8 @@ impl InstanceGroups {
     }
 
     fn iter(&self) -> impl Iterator<Item = &[(u32, i32, i32, u32)]> {
-        self.keys.chunk_by(|a, b| (a.0, a.1, a.2) == (b.0, b.1, b.2))
+        self.keys
+            .chunk_by(|a, b| (a.0, a.1, a.2) == (b.0, b.1, b.2))
     }
 }
 
@@ -337,7 +338,8 @@ impl Document {
         let view = self.view_at(*offset, len, None, None);
         *offset += len;
         let float = accessor::ComponentType::F32;
-        self.accessor(view, 0, count, float, type_, false, None).value() as u32
+        self.accessor(view, 0, count, float, type_, false, None)
+            .value() as u32
     }
 
     /// The meshes of one prop, LOD 0 first; empty when it has no triangles.
@@ -422,8 +424,7 @@ impl Document {
         ]
         .into_iter()
         .map(|(semantic, offset, component, type_, normalized, bounds)| {
-            let accessor =
-                self.accessor(view, offset, count, component, type_, normalized, bounds);
+            let accessor = self.accessor(view, offset, count, component, type_, normalized, bounds);
             (Valid(semantic), accessor)
         })
         .collect();
@@ -440,7 +441,15 @@ impl Document {
                         IndexFormat::U32 => accessor::ComponentType::U32,
                     };
                     let count = u64::from(level.index_count);
-                    self.accessor(view, 0, count, component, accessor::Type::Scalar, false, None)
+                    self.accessor(
+                        view,
+                        0,
+                        count,
+                        component,
+                        accessor::Type::Scalar,
+                        false,
+                        None,
+                    )
                 })
             })
             .collect();
@@ -505,11 +514,7 @@ impl Document {
         sampler
     }
 
-    fn material(
-        &mut self,
-        m: &Material,
-        images: &[Index<json::Image>],
-    ) -> Index<json::Material> {
+    fn material(&mut self, m: &Material, images: &[Index<json::Image>]) -> Index<json::Material> {
         let base_color_texture = m.base_color_texture.and_then(|binding| {
             let image = *images.get(binding.texture as usize)?;
             let sampler = self.sampler((binding.wrap_u, binding.wrap_v));
@@ -529,9 +534,10 @@ impl Document {
         });
         let (alpha_mode, alpha_cutoff) = match m.alpha_mode {
             AlphaMode::Opaque => (material::AlphaMode::Opaque, None),
-            AlphaMode::Mask { cutoff } => {
-                (material::AlphaMode::Mask, Some(material::AlphaCutoff(cutoff)))
-            }
+            AlphaMode::Mask { cutoff } => (
+                material::AlphaMode::Mask,
+                Some(material::AlphaCutoff(cutoff)),
+            ),
             AlphaMode::Blend => (material::AlphaMode::Blend, None),
         };
         self.root.push(json::Material {
@@ -645,7 +651,9 @@ impl Document {
         });
         self.root.scene = Some(scene);
         if instanced {
-            self.root.extensions_used.push(EXT_MESH_GPU_INSTANCING.into());
+            self.root
+                .extensions_used
+                .push(EXT_MESH_GPU_INSTANCING.into());
         }
         if self.root.nodes.iter().any(|n| {
             n.extensions

@@ -101,7 +101,11 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         let rows: Vec<&str> = text.lines().collect();
         assert_eq!(rows[0], "prop,x,y,z,qx,qy,qz,qw,scale");
-        assert!(rows[1].starts_with("\"tree/a\"\"b\",-1.5,2,3,0,"), "{}", rows[1]);
+        assert!(
+            rows[1].starts_with("\"tree/a\"\"b\",-1.5,2,3,0,"),
+            "{}",
+            rows[1]
+        );
         assert!(rows[2].starts_with("\"rock/c\",2,2,3,"), "{}", rows[2]);
         assert_eq!(rows.len(), 3);
     }
@@ -120,6 +124,9 @@ mod tests {
         assert!((records[0]["rotation"][1].as_f64().unwrap() as f32 + q.y).abs() < 1e-7);
         let mut empty = Vec::new();
         write_placement_list(&mut empty, &[], ListFormat::Json).unwrap();
-        assert_eq!(serde_json::from_slice::<serde_json::Value>(&empty).unwrap(), serde_json::json!([]));
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&empty).unwrap(),
+            serde_json::json!([])
+        );
     }
 }

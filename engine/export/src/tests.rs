@@ -16,7 +16,12 @@ fn two_part_prop(id: &str) -> Vec<u8> {
         uv: [x, z],
         color: [255, 128, 0, 255],
     };
-    let quad = vec![vertex(0.0, 0.0), vertex(1.0, 0.0), vertex(1.0, 1.0), vertex(0.0, 1.0)];
+    let quad = vec![
+        vertex(0.0, 0.0),
+        vertex(1.0, 0.0),
+        vertex(1.0, 1.0),
+        vertex(0.0, 1.0),
+    ];
     let level = |indices: Vec<u32>| BakedLevel {
         indices,
         target_ratio: 1.0,
@@ -56,7 +61,10 @@ fn two_part_prop(id: &str) -> Vec<u8> {
                 vec![level(vec![0, 1, 2, 0, 2, 3]), level(vec![0, 1, 2])],
                 textured,
             ),
-            part("trunk", quad[..3].to_vec(), vec![level(vec![0, 2, 1]), level(vec![0, 2, 1])],
+            part(
+                "trunk",
+                quad[..3].to_vec(),
+                vec![level(vec![0, 2, 1]), level(vec![0, 2, 1])],
                 Material::default(),
             ),
         ],
@@ -115,7 +123,10 @@ fn floats(bytes: &[u8], count: usize) -> Vec<f32> {
 }
 
 fn instancing(node: &json::Node) -> Option<&serde_json::Value> {
-    node.extensions.as_ref()?.others.get(EXT_MESH_GPU_INSTANCING)
+    node.extensions
+        .as_ref()?
+        .others
+        .get(EXT_MESH_GPU_INSTANCING)
 }
 
 fn export(
@@ -148,7 +159,10 @@ fn lod_meshes_share_their_parts_vertex_accessors_and_differ_by_indices() {
         assert_eq!(a.attributes, b.attributes);
         assert_eq!(a.material, b.material);
     }
-    assert_ne!(lod0[0].indices, lod1[0].indices, "an index accessor per level");
+    assert_ne!(
+        lod0[0].indices, lod1[0].indices,
+        "an index accessor per level"
+    );
     let vertex_views: std::collections::BTreeSet<_> = lod0
         .iter()
         .flat_map(|p| p.attributes.values())
@@ -210,10 +224,15 @@ fn placements_become_instancing_nodes_per_cell_whose_transforms_convert_back() {
     for node in scene.nodes.iter().map(|n| &root.nodes[n.value()]) {
         let attributes = &instancing(node).unwrap()["attributes"];
         let read = |name: &str, width: usize| {
-            let (bytes, count) = accessor_bytes(&root, bin, attributes[name].as_u64().unwrap() as usize);
+            let (bytes, count) =
+                accessor_bytes(&root, bin, attributes[name].as_u64().unwrap() as usize);
             floats(bytes, count as usize * width)
         };
-        let (t, r, s) = (read("TRANSLATION", 3), read("ROTATION", 4), read("SCALE", 3));
+        let (t, r, s) = (
+            read("TRANSLATION", 3),
+            read("ROTATION", 4),
+            read("SCALE", 3),
+        );
         for i in 0..t.len() / 3 {
             let gltf = Mat4::from_scale_rotation_translation(
                 Vec3::from_slice(&s[i * 3..]),
@@ -250,14 +269,19 @@ fn placements_of_props_the_cache_lacks_are_left_out_and_counted() {
     let (glb, report) = export(&[("tree/a", &bytes)], &placements, ExportOptions::default());
     assert_eq!(report.placements, 1);
     assert_eq!(report.props, 1);
-    assert_eq!(report.left_out, BTreeMap::from([("rock/gone".to_string(), 2)]));
+    assert_eq!(
+        report.left_out,
+        BTreeMap::from([("rock/gone".to_string(), 2)])
+    );
     split_glb(&glb);
 }
 
 #[test]
 fn the_terrain_is_a_mesh_with_vertex_colours_facing_up() {
     let heights = (0..20).map(|i| (i % 7) as f32 * 0.5).collect();
-    let terrain = sylva_terrain::Terrain::new(5, 4, 2.0, heights, -1.0).unwrap().mesh();
+    let terrain = sylva_terrain::Terrain::new(5, 4, 2.0, heights, -1.0)
+        .unwrap()
+        .mesh();
     let options = ExportOptions {
         terrain: Some(&terrain),
         ..Default::default()
@@ -267,8 +291,14 @@ fn the_terrain_is_a_mesh_with_vertex_colours_facing_up() {
     let (root, bin) = split_glb(&glb);
     assert!(root.extensions_used.is_empty());
     let primitive = &root.meshes[0].primitives[0];
-    assert!(primitive.attributes.contains_key(&Valid(mesh::Semantic::Colors(0))));
-    let (positions, count) = accessor_bytes(&root, bin, primitive.attributes[&Valid(mesh::Semantic::Positions)].value());
+    assert!(primitive
+        .attributes
+        .contains_key(&Valid(mesh::Semantic::Colors(0))));
+    let (positions, count) = accessor_bytes(
+        &root,
+        bin,
+        primitive.attributes[&Valid(mesh::Semantic::Positions)].value(),
+    );
     let positions = floats(positions, count as usize * 3);
     let (indices, index_count) = accessor_bytes(&root, bin, primitive.indices.unwrap().value());
     let corner = |k: usize| {
@@ -277,7 +307,10 @@ fn the_terrain_is_a_mesh_with_vertex_colours_facing_up() {
     };
     for t in 0..index_count as usize / 3 {
         let [a, b, c] = [0, 1, 2].map(|k| corner(t * 3 + k));
-        assert!((b - a).cross(c - a).y > 0.0, "triangle {t} faces up, counter-clockwise");
+        assert!(
+            (b - a).cross(c - a).y > 0.0,
+            "triangle {t} faces up, counter-clockwise"
+        );
     }
     let mirrored_x: Vec<f32> = terrain.positions.iter().map(|p| -p[0]).collect();
     let exported_x: Vec<f32> = positions.chunks_exact(3).map(|p| p[0]).collect();

@@ -100,7 +100,12 @@ pub fn create_iad() -> Result<InstanceAdapterDevice, RenderError> {
     skip_mesa_device_select_layer();
     let no_adapter = |reason: String| RenderError::NoAdapter { reason };
     let instance = Instance::new(Backends::PRIMARY);
-    let backend_rank = |b: Backend| [Backend::Vulkan, Backend::Metal, Backend::Dx12].iter().position(|&o| o == b).unwrap_or(usize::MAX);
+    let backend_rank = |b: Backend| {
+        [Backend::Vulkan, Backend::Metal, Backend::Dx12]
+            .iter()
+            .position(|&o| o == b)
+            .unwrap_or(usize::MAX)
+    };
     let device_rank = |t: DeviceType| match t {
         DeviceType::DiscreteGpu => 0,
         DeviceType::IntegratedGpu => 1,
@@ -111,13 +116,21 @@ pub fn create_iad() -> Result<InstanceAdapterDevice, RenderError> {
     let mut adapters: Vec<_> = instance
         .enumerate_adapters(Backends::PRIMARY)
         .filter_map(|adapter| {
-            let (info, limits, features) = (adapter.get_info(), adapter.limits(), adapter.features());
+            let (info, limits, features) =
+                (adapter.get_info(), adapter.limits(), adapter.features());
             PotentialAdapter::new(adapter, info, limits, features, None).ok()
         })
         .collect();
-    adapters.sort_by_key(|a| (backend_rank(a.info.backend), device_rank(a.info.device_type)));
+    adapters.sort_by_key(|a| {
+        (
+            backend_rank(a.info.backend),
+            device_rank(a.info.device_type),
+        )
+    });
     let Some(chosen) = adapters.into_iter().next() else {
-        return Err(no_adapter("no Vulkan, Metal or DirectX 12 adapter supports rend3".into()));
+        return Err(no_adapter(
+            "no Vulkan, Metal or DirectX 12 adapter supports rend3".into(),
+        ));
     };
     let (device, queue) = pollster::block_on(chosen.inner.request_device(
         &DeviceDescriptor {

@@ -13,8 +13,8 @@ mod baked;
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
 use rend3::Renderer;
+use serde::Serialize;
 use sylva_buckets::{BucketChanges, PlacementRegistry, PropShape};
 use sylva_cache::{CacheDir, Entry, FormatError, StoreError};
 use sylva_lod::TickStats;

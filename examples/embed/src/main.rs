@@ -14,7 +14,9 @@
 use anyhow::{Context, Result};
 use glam::Vec3;
 use rend3::graph::RenderGraph;
-use rend3::types::{glam as g20, DirectionalLight, Handedness, MeshBuilder, Object, ObjectMeshKind};
+use rend3::types::{
+    glam as g20, DirectionalLight, Handedness, MeshBuilder, Object, ObjectMeshKind,
+};
 use rend3::types::{SampleCount, TextureFormat};
 use rend3::util::output::OutputFrame;
 use rend3::Renderer;
@@ -55,7 +57,14 @@ fn main() -> Result<()> {
     let cache = CacheDir::new(cache);
     for entry in cache.read_manifest()?.assets.values() {
         let bytes = cache.read_entry(&entry.entry)?;
-        sylva_runtime::load_prop(&renderer, &mut props, &mut world, &entry.prop, &entry.entry, &bytes)?;
+        sylva_runtime::load_prop(
+            &renderer,
+            &mut props,
+            &mut world,
+            &entry.prop,
+            &entry.entry,
+            &bytes,
+        )?;
     }
 
     // Your own objects: a sun, and a red block in the middle of the meadow.
@@ -80,7 +89,10 @@ fn main() -> Result<()> {
     });
 
     // The camera, for rend3 and for sylva's culling and LOD choice.
-    let camera = CameraView::new(block_at + Vec3::new(-7.0, 3.5, -11.0), block_at + Vec3::Y * 2.0);
+    let camera = CameraView::new(
+        block_at + Vec3::new(-7.0, 3.5, -11.0),
+        block_at + Vec3::Y * 2.0,
+    );
     renderer.set_aspect_ratio(width as f32 / height as f32);
     renderer.set_camera_data(camera.to_rend3());
     world.tick_lod(camera.eye, 0.0);
@@ -95,7 +107,12 @@ fn main() -> Result<()> {
     let (target, view) = sylva_render::offscreen_target(&renderer, width, height);
     let mut graph = RenderGraph::new();
     let samples = SampleCount::One;
-    let state = BaseRenderGraphIntermediateState::new(&mut graph, &ready, g20::UVec2::new(width, height), samples);
+    let state = BaseRenderGraphIntermediateState::new(
+        &mut graph,
+        &ready,
+        g20::UVec2::new(width, height),
+        samples,
+    );
     state.pre_skinning(&mut graph);
     state.pbr_pre_culling(&mut graph);
     state.create_frame_uniforms(&mut graph, &base, g20::Vec4::splat(0.25));
@@ -109,16 +126,26 @@ fn main() -> Result<()> {
     state.pbr_prepass_rendering(&mut graph, &pbr, samples);
     state.skybox(&mut graph, None, samples);
     // sylva: props into rend3's HDR colour and depth, before rend3's forward pass.
-    props.add_forward_node(&mut graph, state.color, state.resolve, state.depth, state.forward_uniform_bg);
+    props.add_forward_node(
+        &mut graph,
+        state.color,
+        state.resolve,
+        state.depth,
+        state.forward_uniform_bg,
+    );
     state.pbr_forward_rendering(&mut graph, &pbr, samples);
     let surface = graph.add_surface_texture();
     state.tonemapping(&mut graph, &tonemapping, surface);
     graph.execute(&renderer, OutputFrame::View(view), command_buffers, &ready);
 
-    let image = sylva_render::read_rgba8(&renderer.device, &renderer.queue, &target, width, height)?;
+    let image =
+        sylva_render::read_rgba8(&renderer.device, &renderer.queue, &target, width, height)?;
     sylva_cache::store::write_atomically(out.as_ref(), &image.to_png()?)
         .with_context(|| format!("writing {out}"))?;
-    println!("{out}: {width}×{height}, {} placements", world.registry().len());
+    println!(
+        "{out}: {width}×{height}, {} placements",
+        world.registry().len()
+    );
     Ok(())
 }
 

@@ -24,10 +24,18 @@ fn repo() -> PathBuf {
 /// flowers before and behind the block), then a dab of mixed forest behind it.
 fn session(dabs: usize) -> String {
     let snapshot = sylva_catalog::folder::read_snapshot(&repo().join("assets")).unwrap();
-    let session = Session::new(3, DEFAULT_PLACEMENT_CAP, TerrainSource::DefaultWorld, snapshot);
+    let session = Session::new(
+        3,
+        DEFAULT_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        snapshot,
+    );
     let mut world = World::new(default_world(), &session, &LodConfig::default()).unwrap();
     let meadow = Landmark::Meadow.position();
-    let strokes = [("meadow", Vec2::new(-4.0, -4.0), dabs), ("mixed_forest", Vec2::new(2.0, 14.0), dabs.min(1))];
+    let strokes = [
+        ("meadow", Vec2::new(-4.0, -4.0), dabs),
+        ("mixed_forest", Vec2::new(2.0, 14.0), dabs.min(1)),
+    ];
     for (stem, offset, dabs) in strokes {
         let path = repo().join(format!("presets/{stem}.ron"));
         let preset = Preset::parse(&std::fs::read_to_string(&path).unwrap(), stem).unwrap();
@@ -35,7 +43,9 @@ fn session(dabs: usize) -> String {
         let name = world.use_preset(stem, preset).unwrap();
         world.begin_paint(&name, brush).unwrap();
         for step in 0..dabs {
-            world.dab(meadow + offset + Vec2::new(6.0 * step as f32, 0.0)).unwrap();
+            world
+                .dab(meadow + offset + Vec2::new(6.0 * step as f32, 0.0))
+                .unwrap();
         }
         world.end_stroke();
     }
@@ -56,7 +66,10 @@ fn run_example(dabs: usize) -> (RgbaImage, String) {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "the example failed:\n{stderr}");
-    assert!(!stderr.contains("XDG_RUNTIME_DIR"), "noise on stderr:\n{stderr}");
+    assert!(
+        !stderr.contains("XDG_RUNTIME_DIR"),
+        "noise on stderr:\n{stderr}"
+    );
     let image = RgbaImage::from_png(&std::fs::read(&png).unwrap()).unwrap();
     (image, String::from_utf8_lossy(&output.stdout).into_owned())
 }
@@ -65,7 +78,11 @@ fn red_pixels(image: &RgbaImage) -> usize {
     image
         .pixels
         .chunks_exact(4)
-        .filter(|p| p[0] > 90 && u16::from(p[1]) * 3 < u16::from(p[0]) && u16::from(p[2]) * 3 < u16::from(p[0]))
+        .filter(|p| {
+            p[0] > 90
+                && u16::from(p[1]) * 3 < u16::from(p[0])
+                && u16::from(p[2]) * 3 < u16::from(p[0])
+        })
         .count()
 }
 

@@ -47,6 +47,8 @@ enum ListArg {
 #[derive(Serialize)]
 struct Output {
     out: String,
+    /// `glb`, `json` or `csv`.
+    format: &'static str,
     placements: usize,
     props: usize,
     instancing_nodes: usize,
@@ -71,16 +73,18 @@ pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let output = match args.placements {
         Some(format) => {
-            let format = match format {
-                ListArg::Json => ListFormat::Json,
-                ListArg::Csv => ListFormat::Csv,
+            let (format, name) = match format {
+                ListArg::Json => (ListFormat::Json, "json"),
+                ListArg::Csv => (ListFormat::Csv, "csv"),
             };
             let (count, bytes) = write(&args.out, |w| {
-                let count = sylva_export::write_placement_list(w, placements.iter().copied(), format)?;
+                let count =
+                    sylva_export::write_placement_list(w, placements.iter().copied(), format)?;
                 Ok(count)
             })?;
             Output {
                 out: args.out.display().to_string(),
+                format: name,
                 placements: count,
                 props: 0,
                 instancing_nodes: 0,
@@ -169,6 +173,7 @@ fn export_glb(
         .collect();
     Ok(Output {
         out: args.out.display().to_string(),
+        format: "glb",
         placements: report.placements,
         props: report.props,
         instancing_nodes: report.instancing_nodes,
@@ -190,11 +195,22 @@ fn write<T>(
 }
 
 fn print(o: &Output) {
+    if o.format != "glb" {
+        let (out, n, bytes, ms) = (&o.out, o.placements, o.bytes, o.export_ms);
+        println!(
+            "{out}: {n} placements as a {} list, {bytes} bytes in {ms:.0} ms",
+            o.format
+        );
+        return;
+    }
     println!(
         "{}: {} placements of {} props in {} instancing nodes, {} bytes in {:.0} ms",
         o.out, o.placements, o.props, o.instancing_nodes, o.bytes, o.export_ms
     );
     for l in &o.left_out {
-        println!("  left out: {} ({} placements): {}", l.prop, l.placements, l.reason);
+        println!(
+            "  left out: {} ({} placements): {}",
+            l.prop, l.placements, l.reason
+        );
     }
 }

@@ -92,7 +92,14 @@ fn placement_lists_hold_one_record_per_placement() {
     let list = |format: &str| {
         let out = dir.path().join(format!("placements.{format}"));
         let out = out.to_str().unwrap();
-        succeeded(&sylva(&["export", &session, "--out", out, "--placements", format]));
+        succeeded(&sylva(&[
+            "export",
+            &session,
+            "--out",
+            out,
+            "--placements",
+            format,
+        ]));
         std::fs::read_to_string(out).unwrap()
     };
     let text = list("csv");
@@ -113,7 +120,9 @@ fn props_the_cache_lacks_are_listed_and_the_rest_is_exported() {
     let committed = CacheDir::new(repo().join("cache"));
     let partial = CacheDir::new(dir.path().join("cache"));
     let mut manifest = committed.read_manifest().unwrap();
-    manifest.assets.retain(|_, e| !e.prop.starts_with("conifer/"));
+    manifest
+        .assets
+        .retain(|_, e| !e.prop.starts_with("conifer/"));
     for entry in manifest.assets.values() {
         let bytes = committed.read_entry(&entry.entry).unwrap();
         partial.write_entry(&entry.entry, &bytes).unwrap();
@@ -129,7 +138,10 @@ fn props_the_cache_lacks_are_listed_and_the_rest_is_exported() {
         partial.root().to_str().unwrap(),
         "--json",
     ]);
-    assert!(!output.status.success(), "leaving props out is reported as a failure");
+    assert!(
+        !output.status.success(),
+        "leaving props out is reported as a failure"
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("were left out"), "{stderr}");
     let report: serde_json::Value =
@@ -140,11 +152,18 @@ fn props_the_cache_lacks_are_listed_and_the_rest_is_exported() {
         assert!(l["prop"].as_str().unwrap().starts_with("conifer/"), "{l}");
         assert_eq!(l["reason"], "not in the cache");
     }
-    let missing: u64 = left_out.iter().map(|l| l["placements"].as_u64().unwrap()).sum();
+    let missing: u64 = left_out
+        .iter()
+        .map(|l| l["placements"].as_u64().unwrap())
+        .sum();
     let exported = report["placements"].as_u64().unwrap();
     assert!(exported > 0);
     assert_eq!(exported + missing, placements_of(&session));
-    assert_eq!(&std::fs::read(&out).unwrap()[..4], b"glTF", "the rest is exported");
+    assert_eq!(
+        &std::fs::read(&out).unwrap()[..4],
+        b"glTF",
+        "the rest is exported"
+    );
 }
 
 #[test]
@@ -175,7 +194,10 @@ fn a_failed_write_leaves_no_partial_file() {
         .current_dir(repo())
         .output()
         .unwrap();
-    assert!(!status.status.success(), "a 16-block file size limit cannot hold the export");
+    assert!(
+        !status.status.success(),
+        "a 16-block file size limit cannot hold the export"
+    );
     let stderr = String::from_utf8_lossy(&status.stderr);
     assert!(stderr.contains("scene.glb"), "{stderr}");
     assert_eq!(std::fs::read(&out).unwrap(), b"the previous export");
