@@ -93,7 +93,7 @@ impl RenderContext {
 /// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select`, which on each
 /// `vkEnumeratePhysicalDevices` connects to Wayland to put the display's GPU first:
 /// sylva orders adapters itself, so the layer is switched off
-/// ([`skip_mesa_device_select_layer`]). The adapter is picked like rend3 picks it:
+/// (`skip_mesa_device_select_layer`). The adapter is picked like rend3 picks it:
 /// first backend in its order, discrete GPUs before integrated, virtual and software
 /// ones, with the profile and limits rend3's `PotentialAdapter` finds.
 pub fn create_iad() -> Result<InstanceAdapterDevice, RenderError> {
