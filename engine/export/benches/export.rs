@@ -40,7 +40,11 @@ fn session_of_100k() -> Editor {
     };
     editor.begin_paint(&name, brush).unwrap();
     let half = terrain.size() / 2.0 - 24.0;
-    let grid = |half: f32| (0..).map(move |i| -half + 40.0 * i as f32).take_while(move |v| *v <= half);
+    let grid = |half: f32| {
+        (0..)
+            .map(move |i| -half + 40.0 * i as f32)
+            .take_while(move |v| *v <= half)
+    };
     for z in grid(half.y) {
         for x in grid(half.x) {
             editor.dab(&terrain, Vec2::new(x, z)).unwrap();

@@ -187,7 +187,9 @@ pub fn write_glb<W: Write>(
     doc.finish(scene_nodes, bin_len, report.instancing_nodes > 0);
     let mut text = serde_json::to_vec(&doc.root).map_err(io::Error::other)?;
     text.resize(text.len().next_multiple_of(4), b' ');
-    let total = 12 + 8 + text.len() as u64 + 8 + bin_len;
+    // A file without binary data (no props, no terrain) has no BIN chunk at all.
+    let bin_chunk = if bin_len > 0 { 8 + bin_len } else { 0 };
+    let total = 12 + 8 + text.len() as u64 + bin_chunk;
     let total32 = u32::try_from(total).map_err(|_| ExportError::TooLarge { bytes: total })?;
     out.write_all(b"glTF")?;
     out.write_all(&2u32.to_le_bytes())?;
@@ -195,9 +197,11 @@ pub fn write_glb<W: Write>(
     out.write_all(&(text.len() as u32).to_le_bytes())?;
     out.write_all(b"JSON")?;
     out.write_all(&text)?;
-    out.write_all(&(bin_len as u32).to_le_bytes())?;
-    out.write_all(b"BIN\0")?;
-    out.write_all(&doc.bin)?;
+    if bin_len > 0 {
+        out.write_all(&(bin_len as u32).to_le_bytes())?;
+        out.write_all(b"BIN\0")?;
+        out.write_all(&doc.bin)?;
+    }
     drop(doc);
     for group in groups.iter() {
         let placement = |k: &(u32, i32, i32, u32)| placements[k.3 as usize];
