@@ -7,14 +7,11 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::bake::{bake_folder, BakeOptions};
 use sylva::buckets::PlacementRegistry;
 use sylva::cache::{CacheDir, Entry};
-use sylva::lod::LodConfig;
 use sylva::render::props::PropsRenderer;
 use sylva::render::reference::ObjectPart;
 use sylva::render::{render_image, CameraView, RenderContext, Scene, OUTPUT_FORMAT};
 use sylva::runtime::{geometry_of, Runtime};
-use sylva::scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
 use sylva::terrain::{default_world, Landmark};
-use sylva::world::World;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -32,14 +29,7 @@ fn frames(c: &mut Criterion) {
         &BakeOptions::default(),
     )
     .unwrap();
-    let session = Session::new(
-        5,
-        PROTOTYPE_PLACEMENT_CAP,
-        TerrainSource::DefaultWorld,
-        common::snapshot(),
-    );
-    let mut world = World::new(default_world(), &session, &LodConfig::default()).unwrap();
-    common::paint_busy_session(&mut world);
+    let world = common::busy_world();
 
     let camera = CameraView::landmark(&default_world(), Landmark::Meadow);
     let mut plugin = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();

@@ -7,6 +7,7 @@ pub use sylva_bake as bake;
 pub use sylva_buckets as buckets;
 pub use sylva_cache as cache;
 pub use sylva_catalog as catalog;
+pub use sylva_export as export;
 pub use sylva_import as import;
 pub use sylva_lod as lod;
 pub use sylva_mesh as mesh;

@@ -2,9 +2,10 @@
 //! `sylva-propgen` generates, loadable with the `gltf` crate, sized and budgeted for
 //! its category, and resolved by the catalog.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use glam::{Mat4, Vec3};
 use sylva::catalog::{Catalog, CatalogFile};
@@ -43,48 +44,11 @@ fn asset_files() -> Vec<String> {
     out
 }
 
-fn run(command: &mut Command, what: &str) -> std::process::Output {
-    match command.output() {
-        Ok(output) => output,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!(
-            "{what}: not found. The prop kit test needs Node.js (18 or newer) and npm to run the \
-             Khronos glTF validator: install them (Debian/Ubuntu: `apt-get install nodejs npm`)."
-        ),
-        Err(e) => panic!("{what}: {e}"),
-    }
-}
-
 #[test]
 fn every_asset_passes_the_khronos_gltf_validator() {
     let validator = root().join("tools/propgen/validator");
-    run(Command::new("node").arg("--version"), "node");
-    if !validator.join("node_modules/gltf-validator").is_dir() {
-        let npm = run(
-            Command::new("npm")
-                .args(["ci", "--no-audit", "--no-fund"])
-                .current_dir(&validator),
-            "npm",
-        );
-        assert!(
-            npm.status.success(),
-            "`npm ci` in {} failed:\n{}{}",
-            validator.display(),
-            String::from_utf8_lossy(&npm.stdout),
-            String::from_utf8_lossy(&npm.stderr)
-        );
-    }
-    let report = run(
-        Command::new("node")
-            .arg(validator.join("validate.js"))
-            .arg(assets()),
-        "node",
-    );
-    let stdout = String::from_utf8_lossy(&report.stdout);
-    assert!(
-        report.status.success(),
-        "the glTF validator reported errors:\n{stdout}{}",
-        String::from_utf8_lossy(&report.stderr)
-    );
+    common::node::install(&validator, "gltf-validator");
+    let stdout = common::node::node(&validator.join("validate.js"), &[&assets()]);
     let checked = stdout.lines().filter(|l| l.contains(" errors, ")).count();
     assert_eq!(checked, asset_files().len(), "validator output:\n{stdout}");
 }

@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+pub mod golden;
+pub mod node;
+
 use sylva::catalog::folder::read_snapshot;
 use sylva::catalog::{Catalog, CatalogSnapshot};
 use sylva::scatter::Preset;
@@ -65,6 +68,22 @@ pub fn add_file(assets: &std::path::Path, category: &str, file: &str) {
     let folder = assets.join(category);
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::copy(gltf_file(file), folder.join(file)).unwrap();
+}
+
+/// The default world (seed 5, the prototype's cap of 2,500) painted with
+/// [`paint_busy_session`].
+pub fn busy_world() -> sylva::world::World {
+    let session = sylva::scatter::Session::new(
+        5,
+        sylva::scatter::PROTOTYPE_PLACEMENT_CAP,
+        sylva::scatter::TerrainSource::DefaultWorld,
+        snapshot(),
+    );
+    let lod = sylva::lod::LodConfig::default();
+    let mut world =
+        sylva::world::World::new(sylva::terrain::default_world(), &session, &lod).unwrap();
+    paint_busy_session(&mut world);
+    world
 }
 
 /// A session of the shipped presets around the meadow, the lake and the beach with

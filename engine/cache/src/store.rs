@@ -189,6 +189,17 @@ pub fn read_regular_file(path: &Path) -> io::Result<Vec<u8>> {
 /// Writes `bytes` to `path` through a temporary file in the same folder: write, fsync,
 /// rename over `path`, fsync the folder. Creates the folder if needed.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomically`] for output that streams: `write` fills a buffered temporary
+/// file, which replaces `path` only when `write` and the flush succeed; on any error
+/// (the writer's own, a full disk) the temporary file is removed and `path` is left
+/// as it was. Creates the folder if needed.
+pub fn write_atomically_with<T, E: From<io::Error>>(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<fs::File>) -> Result<T, E>,
+) -> Result<T, E> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let folder = path
         .parent()
@@ -204,12 +215,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         COUNTER.fetch_add(1, Ordering::Relaxed),
         name.to_string_lossy()
     ));
-    let result = (|| {
-        let mut file = fs::File::create(&temporary)?;
-        file.write_all(bytes)?;
+    let result: Result<T, E> = (|| {
+        let mut file = io::BufWriter::new(fs::File::create(&temporary)?);
+        let value = write(&mut file)?;
+        let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
         fs::rename(&temporary, path)?;
-        fs::File::open(folder)?.sync_all()
+        fs::File::open(folder)?.sync_all()?;
+        Ok(value)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&temporary);

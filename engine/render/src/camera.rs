@@ -10,13 +10,16 @@ const NEAR: f32 = 0.3;
 /// Where the camera is and what it looks at, in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CameraView {
+    /// Where the camera is.
     pub eye: Vec3,
+    /// The point it looks at.
     pub target: Vec3,
     /// Vertical field of view in degrees.
     pub vfov: f32,
 }
 
 impl CameraView {
+    /// A camera at `eye` looking at `target` with a 55° vertical field of view.
     pub fn new(eye: Vec3, target: Vec3) -> Self {
         Self {
             eye,
@@ -64,7 +67,8 @@ impl CameraView {
         convert::from_mat4(manager.view_proj())
     }
 
-    pub(crate) fn to_rend3(self) -> Camera {
+    /// The rend3 camera of this view (`Renderer::set_camera_data`).
+    pub fn to_rend3(self) -> Camera {
         Camera {
             projection: CameraProjection::Perspective {
                 vfov: self.vfov,

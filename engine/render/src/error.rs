@@ -1,15 +1,38 @@
 use thiserror::Error;
 
+/// Why the GPU edge failed.
 #[derive(Debug, Error)]
 pub enum RenderError {
+    /// No Vulkan, Metal or DirectX 12 adapter (or device) could be created.
     #[error("no GPU adapter could be created ({reason}); on a machine without a GPU install Mesa's Vulkan drivers (Debian: mesa-vulkan-drivers)")]
-    NoAdapter { reason: String },
+    NoAdapter {
+        /// What wgpu or rend3 said.
+        reason: String,
+    },
+    /// rend3 refused a mesh.
     #[error("a mesh was refused by rend3: {reason}")]
-    Mesh { reason: String },
+    Mesh {
+        /// What rend3 said.
+        reason: String,
+    },
+    /// A frame side outside `1..=MAX_SIDE`.
     #[error("frame size {width}×{height} is outside 1..=8192")]
-    FrameSize { width: u32, height: u32 },
+    FrameSize {
+        /// Requested width.
+        width: u32,
+        /// Requested height.
+        height: u32,
+    },
+    /// Copying the frame to memory failed.
     #[error("reading the frame back failed: {reason}")]
-    Readback { reason: String },
+    Readback {
+        /// What wgpu said.
+        reason: String,
+    },
+    /// A PNG could not be encoded or decoded.
     #[error("encoding PNG: {reason}")]
-    Png { reason: String },
+    Png {
+        /// What the png crate said.
+        reason: String,
+    },
 }

@@ -130,21 +130,14 @@ pub fn draw_frame_with_overlays<'a>(
     stats
 }
 
-/// Draws one frame offscreen and reads it back.
-pub fn render_image(
-    context: &mut RenderContext,
-    scene: &Scene,
-    props: &mut PropsRenderer,
-    registry: &PlacementRegistry,
-    camera: CameraView,
+/// A `width`×`height` [`OUTPUT_FORMAT`] texture to render a frame into (its view, for
+/// `OutputFrame::View`) and read back with [`crate::read_rgba8`].
+pub fn offscreen_target(
+    renderer: &rend3::Renderer,
     width: u32,
     height: u32,
-) -> Result<(RgbaImage, DrawStats), RenderError> {
-    if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
-        return Err(RenderError::FrameSize { width, height });
-    }
-    let device = context.renderer.device.clone();
-    let texture = device.create_texture(&TextureDescriptor {
+) -> (wgpu::Texture, Arc<wgpu::TextureView>) {
+    let texture = renderer.device.create_texture(&TextureDescriptor {
         label: Some("headless frame"),
         size: Extent3d {
             width,
@@ -158,6 +151,24 @@ pub fn render_image(
         usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::COPY_SRC,
     });
     let view = Arc::new(texture.create_view(&TextureViewDescriptor::default()));
+    (texture, view)
+}
+
+/// Draws one frame offscreen and reads it back.
+pub fn render_image(
+    context: &mut RenderContext,
+    scene: &Scene,
+    props: &mut PropsRenderer,
+    registry: &PlacementRegistry,
+    camera: CameraView,
+    width: u32,
+    height: u32,
+) -> Result<(RgbaImage, DrawStats), RenderError> {
+    if !(1..=MAX_SIDE).contains(&width) || !(1..=MAX_SIDE).contains(&height) {
+        return Err(RenderError::FrameSize { width, height });
+    }
+    let (texture, view) = offscreen_target(&context.renderer, width, height);
+    let device = context.renderer.device.clone();
     let stats = draw_frame(
         context,
         scene,

@@ -3,8 +3,11 @@ use crate::error::RenderError;
 /// An 8-bit RGBA image, rows top to bottom, sRGB.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RgbaImage {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// `width × height × 4` bytes.
     pub pixels: Vec<u8>,
 }
 
@@ -20,6 +23,7 @@ pub struct ImageDiff {
 }
 
 impl RgbaImage {
+    /// The image as a PNG file.
     pub fn to_png(&self) -> Result<Vec<u8>, RenderError> {
         let png_error = |e: png::EncodingError| RenderError::Png {
             reason: e.to_string(),
@@ -36,6 +40,7 @@ impl RgbaImage {
         Ok(out)
     }
 
+    /// Decodes an 8-bit RGBA PNG (other colour types are expanded to it).
     pub fn from_png(bytes: &[u8]) -> Result<Self, RenderError> {
         let png_error = |e: png::DecodingError| RenderError::Png {
             reason: e.to_string(),

@@ -4,6 +4,14 @@
 //! shadow maps), and headless frames read back to images.
 //!
 //! It holds no placement or LOD logic: callers hand it parts and bucket contents.
+//!
+//! An application with its own rend3 renderer and render graph uses
+//! [`props::PropsRenderer`] directly: [`create_iad`] and [`use_plain_samplers`] to set
+//! up (optional), `PropsRenderer::set_prop` / `sync` to feed it, `prepare_frame` each
+//! frame, and `add_shadow_node` / `add_forward_node` to put its draws in the graph
+//! (`examples/embed` is the whole recipe).
+
+#![warn(missing_docs)]
 
 mod camera;
 mod context;
@@ -11,15 +19,19 @@ mod convert;
 mod error;
 mod frame;
 mod image;
+/// The instanced-props plugin: GPU parts and buckets, culling, render-graph nodes.
 pub mod props;
 mod readback;
+/// The naive one-object-per-placement path, kept for benchmarks and tests.
 pub mod reference;
 mod scene;
 
 pub use camera::CameraView;
-pub use context::{RenderContext, OUTPUT_FORMAT};
+pub use context::{create_iad, use_plain_samplers, RenderContext, OUTPUT_FORMAT};
 pub use error::RenderError;
-pub use frame::{draw_frame, draw_frame_with_overlays, render_image, Overlays, MAX_SIDE};
+pub use frame::{
+    draw_frame, draw_frame_with_overlays, offscreen_target, render_image, Overlays, MAX_SIDE,
+};
 pub use image::{ImageDiff, RgbaImage};
 pub use readback::read_rgba8;
 pub use rend3::util::output::OutputFrame;

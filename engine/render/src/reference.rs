@@ -22,6 +22,7 @@ pub struct ObjectPart {
 }
 
 impl ObjectPart {
+    /// Uploads `part` as one rend3 mesh per LOD with its own vertex copy.
     pub fn upload(renderer: &Renderer, part: &PartGeometry) -> Result<Self, RenderError> {
         part.validate(0).map_err(|e| RenderError::Mesh {
             reason: e.to_string(),

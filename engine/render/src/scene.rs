@@ -37,6 +37,7 @@ pub struct Scene {
 }
 
 impl Scene {
+    /// Adds the terrain, the sun and the sky of `terrain` to `context`'s renderer.
     pub fn new(context: &mut RenderContext, terrain: &Terrain) -> Result<Self, RenderError> {
         let renderer = &context.renderer;
         let terrain_parts = add_terrain(renderer, terrain)?;

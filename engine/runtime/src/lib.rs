@@ -3,13 +3,19 @@
 //! and the GPU (geometry), swaps a re-baked prop in place between frames (placements
 //! and buckets stay), and per frame ticks the LOD controller, mirrors the registry's
 //! bucket changes and draws. Shared by the `sylva` command and the viewer.
+//!
+//! An application with its own rend3 renderer uses [`load_prop`] to put cache entries
+//! into its [`PropsRenderer`] and its [`World`] (see `examples/embed`).
+
+#![warn(missing_docs)]
 
 mod baked;
 
 use std::collections::BTreeMap;
 
+use rend3::Renderer;
 use serde::Serialize;
-use sylva_buckets::{BucketChanges, PlacementRegistry};
+use sylva_buckets::{BucketChanges, PlacementRegistry, PropShape};
 use sylva_cache::{CacheDir, Entry, FormatError, StoreError};
 use sylva_lod::TickStats;
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
@@ -22,7 +28,9 @@ use thiserror::Error;
 
 pub use baked::{geometry_of, shape_of};
 
+/// Why the runtime could not load or draw.
 #[derive(Debug, Error)]
+#[allow(missing_docs)] // The fields are named by the messages.
 pub enum RuntimeError {
     #[error(transparent)]
     Render(#[from] RenderError),
@@ -50,13 +58,55 @@ pub enum RuntimeError {
     },
 }
 
+/// Loads (or replaces) prop `prop` from the bytes of its cache entry `entry_name`: its
+/// parts into `props` (GPU geometry) and its shape into `world`'s registry, whose
+/// placements of it then draw from the next synced frame on. For applications that
+/// draw sylva's props with their own rend3 renderer ([`Runtime`] calls it too). If the
+/// entry is refused, nothing changes.
+pub fn load_prop(
+    renderer: &Renderer,
+    props: &mut PropsRenderer,
+    world: &mut World,
+    prop: &str,
+    entry_name: &str,
+    bytes: &[u8],
+) -> Result<PropShape, RuntimeError> {
+    let entry = Entry::parse(bytes).map_err(|source| RuntimeError::Entry {
+        prop: prop.to_owned(),
+        entry: entry_name.to_owned(),
+        source,
+    })?;
+    if entry.prop_id != prop {
+        return Err(RuntimeError::PropMismatch {
+            entry: entry_name.to_owned(),
+            expected: prop.to_owned(),
+            found: entry.prop_id.to_owned(),
+        });
+    }
+    let shape = shape_of(&entry);
+    let key = world.prop_key(prop);
+    // Geometry first: if the GPU refuses it, the registry keeps the old shape too.
+    props
+        .set_prop(renderer, key, &geometry_of(&entry))
+        .map_err(|source| RuntimeError::Geometry {
+            prop: prop.to_owned(),
+            entry: entry_name.to_owned(),
+            source,
+        })?;
+    world.set_prop_shape(prop, shape)?;
+    Ok(shape)
+}
+
 /// What is loaded of one prop.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LoadedProp {
     /// The manifest's geometry revision of the loaded data.
     pub revision: u64,
+    /// The entry file it was loaded from.
     pub entry: String,
+    /// Its parts.
     pub parts: u16,
+    /// The LOD levels drawn.
     pub lods: u8,
 }
 
@@ -76,15 +126,20 @@ pub struct LoadReport {
 /// What one frame did.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FrameStats {
+    /// Placements in the registry.
     pub placements: u32,
     /// Placements whose prop is not loaded.
     pub pending: u32,
+    /// Placements whose LOD was evaluated this frame.
     pub lod_evaluated: u32,
+    /// Placements that changed LOD this frame.
     pub lod_moved: u32,
     #[serde(flatten)]
+    /// What the props renderer drew.
     pub draw: DrawStats,
 }
 
+/// A painting session drawn with props from the bake cache, on a renderer it owns.
 pub struct Runtime {
     world: World,
     context: RenderContext,
@@ -95,6 +150,8 @@ pub struct Runtime {
 }
 
 impl Runtime {
+    /// A runtime drawing `world` (its terrain as the scene) on `context`; no props are
+    /// loaded yet ([`Runtime::load_cache`]).
     pub fn new(mut context: RenderContext, world: World) -> Result<Self, RuntimeError> {
         let scene = Scene::new(&mut context, world.terrain())?;
         let props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
@@ -108,18 +165,22 @@ impl Runtime {
         })
     }
 
+    /// The session.
     pub fn world(&self) -> &World {
         &self.world
     }
 
+    /// The session, to paint.
     pub fn world_mut(&mut self) -> &mut World {
         &mut self.world
     }
 
+    /// The renderer and routines.
     pub fn context(&self) -> &RenderContext {
         &self.context
     }
 
+    /// What is loaded, by prop id.
     pub fn loaded(&self) -> &BTreeMap<String, LoadedProp> {
         &self.loaded
     }
@@ -169,29 +230,14 @@ impl Runtime {
         revision: u64,
         bytes: &[u8],
     ) -> Result<(), RuntimeError> {
-        let entry = Entry::parse(bytes).map_err(|source| RuntimeError::Entry {
-            prop: prop.to_owned(),
-            entry: entry_name.to_owned(),
-            source,
-        })?;
-        if entry.prop_id != prop {
-            return Err(RuntimeError::PropMismatch {
-                entry: entry_name.to_owned(),
-                expected: prop.to_owned(),
-                found: entry.prop_id.to_owned(),
-            });
-        }
-        let shape = shape_of(&entry);
-        let key = self.world.prop_key(prop);
-        // Geometry first: if the GPU refuses it, the registry keeps the old shape too.
-        self.props
-            .set_prop(&self.context.renderer, key, &geometry_of(&entry))
-            .map_err(|source| RuntimeError::Geometry {
-                prop: prop.to_owned(),
-                entry: entry_name.to_owned(),
-                source,
-            })?;
-        self.world.set_prop_shape(prop, shape)?;
+        let shape = load_prop(
+            &self.context.renderer,
+            &mut self.props,
+            &mut self.world,
+            prop,
+            entry_name,
+            bytes,
+        )?;
         self.loaded.insert(
             prop.to_owned(),
             LoadedProp {

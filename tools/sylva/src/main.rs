@@ -4,6 +4,7 @@ mod assets;
 mod bake;
 mod check;
 mod demo;
+mod export;
 mod files;
 mod fill;
 mod folders;
@@ -44,6 +45,8 @@ enum Command {
     Demo(demo::Args),
     /// Draw a session offscreen to PNG and print the frame statistics.
     Render(render::Args),
+    /// Write a session as one glTF binary (GPU instancing, LODs) or a placement list.
+    Export(export::Args),
     /// Bake the props of the assets folder into LOD chains in the cache folder.
     Bake(bake::Args),
     /// Bake on every change to the assets folder.
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Render(args) => render::run(args),
+        Command::Export(args) => export::run(args),
         Command::Bake(args) => bake::run(args),
         Command::Watch(args) => watch::run(args),
         Command::Check(args) => check::run(args),

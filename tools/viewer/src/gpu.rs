@@ -81,8 +81,7 @@ impl SurfaceContext {
     pub fn new(window: &Window) -> Result<Self, GpuError> {
         let no_adapter = |reason: String| GpuError::NoAdapter { reason };
         let iad: InstanceAdapterDevice =
-            pollster::block_on(rend3::create_iad(None, None, None, None))
-                .map_err(|e| no_adapter(e.to_string()))?;
+            sylva_render::create_iad().map_err(|e| no_adapter(e.to_string()))?;
         // SAFETY: the caller keeps the window alive for as long as the surface: it
         // owns both and drops everything drawing to the surface first.
         let surface = Arc::new(unsafe { iad.instance.create_surface(window) });

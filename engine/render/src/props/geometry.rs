@@ -7,13 +7,17 @@ use thiserror::Error;
 /// Bytes per vertex: position f32×3, normal f32×3, uv f32×2, colour RGBA8 unorm.
 pub const VERTEX_STRIDE: usize = 36;
 
+/// The width of a LOD's indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexWidth {
+    /// 16-bit indices.
     U16,
+    /// 32-bit indices.
     U32,
 }
 
 impl IndexWidth {
+    /// Bytes per index.
     pub fn bytes(self) -> usize {
         match self {
             IndexWidth::U16 => 2,
@@ -25,15 +29,20 @@ impl IndexWidth {
 /// One LOD's triangle list.
 #[derive(Clone, Copy, Debug)]
 pub struct LodIndices<'a> {
+    /// Little-endian indices into the part's vertices, three per triangle.
     pub bytes: &'a [u8],
+    /// Their width.
     pub width: IndexWidth,
 }
 
+/// How a part's alpha is used.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AlphaMode {
+    /// Alpha ignored.
     Opaque,
     /// Fragments with alpha below `cutoff` are discarded (foliage cards).
     Mask {
+        /// The alpha below which fragments are discarded.
         cutoff: f32,
     },
 }
@@ -41,29 +50,41 @@ pub enum AlphaMode {
 /// A base colour texture, 8-bit RGBA, sRGB-encoded, rows top to bottom.
 #[derive(Clone, Copy, Debug)]
 pub struct TextureRgba8<'a> {
+    /// Width in pixels.
     pub width: u32,
+    /// Height in pixels.
     pub height: u32,
+    /// `width × height × 4` bytes.
     pub pixels: &'a [u8],
 }
 
+/// What a part is drawn with.
 #[derive(Clone, Copy, Debug)]
 pub struct PartMaterial<'a> {
     /// Linear RGBA factor.
     pub base_color: [f32; 4],
+    /// Base colour texture, multiplied with the factor and the vertex colour.
     pub texture: Option<TextureRgba8<'a>>,
+    /// Alpha handling.
     pub alpha: AlphaMode,
+    /// Draw back faces too (no culling).
     pub double_sided: bool,
 }
 
+/// One part of a prop as the props renderer uploads it.
 #[derive(Clone, Debug)]
 pub struct PartGeometry<'a> {
+    /// Interleaved vertices, [`VERTEX_STRIDE`] bytes each, shared by every LOD.
     pub vertices: &'a [u8],
     /// Finest first.
     pub lods: Vec<LodIndices<'a>>,
+    /// Its material.
     pub material: PartMaterial<'a>,
 }
 
+/// Why a part was refused (named by its index in the prop and its LOD).
 #[derive(Debug, Clone, PartialEq, Error)]
+#[allow(missing_docs)] // The fields are named by the messages.
 pub enum GeometryError {
     #[error("part {part}: vertex data of {bytes} bytes is not a whole number of {VERTEX_STRIDE}-byte vertices")]
     VertexBytes { part: usize, bytes: usize },
@@ -93,6 +114,7 @@ pub enum GeometryError {
 }
 
 impl PartGeometry<'_> {
+    /// Vertices in the part.
     pub fn vertex_count(&self) -> usize {
         self.vertices.len() / VERTEX_STRIDE
     }
@@ -163,6 +185,7 @@ impl PartGeometry<'_> {
 }
 
 impl LodIndices<'_> {
+    /// Indices in the level (three per triangle).
     pub fn index_count(&self) -> u32 {
         (self.bytes.len() / self.width.bytes()) as u32
     }

@@ -46,6 +46,7 @@ pub struct DrawStats {
     pub instances: usize,
     /// Instances in the buckets of loaded props, seen or not.
     pub instances_in_buckets: usize,
+    /// Triangles drawn by the camera's view.
     pub triangles: u64,
     /// Instances per LOD level.
     pub instances_per_lod: Vec<usize>,
@@ -65,6 +66,9 @@ struct ShadowCamera {
     bind_group: BindGroup,
 }
 
+/// The props plugin of a rend3 renderer: every loaded prop's parts on the GPU, a GPU
+/// mirror of every registry bucket, and per frame the culled instance lists its
+/// render-graph nodes draw.
 pub struct PropsRenderer {
     pipelines: Pipelines,
     sampler: Sampler,
@@ -77,6 +81,8 @@ pub struct PropsRenderer {
 }
 
 impl PropsRenderer {
+    /// An empty plugin for `renderer`, whose pipelines use the frame interfaces of
+    /// rend3-routine's base graph (`BaseRenderGraph::interfaces`).
     pub fn new(renderer: &Renderer, interfaces: &WholeFrameInterfaces) -> Self {
         Self {
             pipelines: Pipelines::new(renderer, interfaces),

@@ -1,0 +1,706 @@
+//! A painted world for other engines: one glTF 2.0 binary (`.glb`) and plain placement
+//! lists. Pure: bake-cache entries, placements and the terrain mesh are handed in, bytes
+//! go to the writer handed in; the command line does the file IO (atomically).
+//!
+//! The `.glb` holds, per exported prop:
+//!
+//! - one mesh per LOD level whose primitives are the prop's parts; every level of a
+//!   part indexes the same vertex accessors (one interleaved, 36-byte-stride vertex
+//!   bufferView per part, as the cache stores it) through its own index accessor;
+//! - materials (base colour factor and texture, alpha mode and cutoff, double-sided)
+//!   and textures as the cache holds them, each texture once (PNG);
+//! - per terrain cell ([`ExportOptions::cell_size`]) one node drawing LOD 0 with
+//!   `EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION, SCALE accessors) and `MSFT_lod`
+//!   naming one node per coarser level, which share the same instance accessors.
+//!   Readers without `MSFT_lod` show LOD 0.
+//!
+//! and, when asked, the terrain as one mesh with its biome vertex colours.
+//!
+//! Everything is in glTF's right-handed frame ([`frame`]). Instance data streams to the
+//! writer: the export holds the geometry of the props, the JSON document and a 16-byte
+//! sort key per placement, never a copy of the instance data.
+
+pub mod frame;
+mod placements;
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+
+use gltf_json as json;
+use json::validation::{Checked::Valid, USize64};
+use json::{accessor, buffer, material, mesh, texture, Index, Root};
+use sylva_cache::{Entry, IndexFormat, PartView, TextureView};
+use sylva_mesh::{AlphaMode, Material, WrapMode, VERTEX_STRIDE};
+use sylva_scatter::Placement;
+use sylva_terrain::TerrainMesh;
+use thiserror::Error;
+
+pub use placements::{write_placement_list, ListFormat};
+
+/// Side of the square terrain cells placements are grouped by, in metres: the size of
+/// the renderer's terrain chunks (32 cells of 2 m), so an engine culls per cell.
+pub const DEFAULT_CELL_SIZE: f32 = 64.0;
+
+/// The instancing extension (per-node TRANSLATION/ROTATION/SCALE accessors).
+pub const EXT_MESH_GPU_INSTANCING: &str = "EXT_mesh_gpu_instancing";
+/// The LOD extension (coarser nodes named on the LOD 0 node).
+pub const MSFT_LOD: &str = "MSFT_lod";
+
+/// Why an export failed.
+#[derive(Debug, Error)]
+pub enum ExportError {
+    /// The writer failed (a full disk, a closed pipe).
+    #[error(transparent)]
+    Io {
+        #[from]
+        source: io::Error,
+    },
+    #[error("the export would be {bytes} bytes; a .glb holds at most 4 GiB")]
+    TooLarge { bytes: u64 },
+    #[error("cell size {value} is not a positive number of metres")]
+    CellSize { value: f32 },
+    #[error("encoding texture {texture} of {prop} as PNG: {reason}")]
+    Png {
+        prop: String,
+        texture: usize,
+        reason: String,
+    },
+}
+
+/// What to export besides the props.
+#[derive(Clone, Copy, Debug)]
+pub struct ExportOptions<'a> {
+    /// Side of the square cells placements are grouped into, one instancing node per
+    /// (prop, cell).
+    pub cell_size: f32,
+    /// The terrain, exported as a mesh with its vertex colours when given.
+    pub terrain: Option<&'a TerrainMesh>,
+}
+
+impl Default for ExportOptions<'_> {
+    fn default() -> Self {
+        ExportOptions {
+            cell_size: DEFAULT_CELL_SIZE,
+            terrain: None,
+        }
+    }
+}
+
+/// What an export wrote and what it left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportReport {
+    /// Props with geometry in the file.
+    pub props: usize,
+    /// Placements written as instances.
+    pub placements: usize,
+    /// Instancing nodes in the scene: one per (prop, cell) holding placements.
+    pub instancing_nodes: usize,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Placements not written, by prop id: their prop has no usable entry.
+    pub left_out: BTreeMap<String, usize>,
+}
+
+/// Writes `placements` of the props in `props` (by prop id; the caller parsed their
+/// cache entries) and optionally the terrain to `out` as one `.glb`. Placements whose
+/// prop is missing from `props` (or has no triangles) are counted in
+/// [`ExportReport::left_out`], the rest is exported.
+pub fn write_glb<W: Write>(
+    out: &mut W,
+    props: &BTreeMap<&str, Entry<'_>>,
+    placements: &[&Placement],
+    options: ExportOptions<'_>,
+) -> Result<ExportReport, ExportError> {
+    if !(options.cell_size.is_finite() && options.cell_size > 0.0) {
+        return Err(ExportError::CellSize {
+            value: options.cell_size,
+        });
+    }
+    let mut doc = Document::default();
+    let mut scene_nodes = Vec::new();
+    if let Some(terrain) = options.terrain {
+        let mesh = doc.terrain_mesh(terrain);
+        scene_nodes.push(doc.root.push(json::Node {
+            mesh: Some(mesh),
+            name: Some("terrain".into()),
+            ..Default::default()
+        }));
+    }
+    let mut prop_meshes: HashMap<&str, (u32, Vec<Index<json::Mesh>>)> = HashMap::new();
+    for (rank, (&id, entry)) in props.iter().enumerate() {
+        let levels = doc.prop_meshes(id, entry)?;
+        if !levels.is_empty() {
+            prop_meshes.insert(id, (rank as u32, levels));
+        }
+    }
+
+    let groups = InstanceGroups::new(placements, &prop_meshes, options.cell_size);
+    let mut report = ExportReport {
+        left_out: groups.left_out.clone(),
+        ..Default::default()
+    };
+    doc.align();
+    let geometry_len = doc.bin.len() as u64;
+    let mut offset = geometry_len;
+    let mut props_exported = std::collections::BTreeSet::new();
+    for group in groups.iter() {
+        let first = placements[group[0].3 as usize];
+        let prop: &str = &first.prop;
+        let (_, meshes) = &prop_meshes[prop];
+        props_exported.insert(prop);
+        let n = group.len() as u64;
+        let instancing = serde_json::json!({ "attributes": {
+            "TRANSLATION": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec3),
+            "ROTATION": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec4),
+            "SCALE": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec3),
+        }});
+        let (cx, cz) = (group[0].1, group[0].2);
+        let node = |level: usize, extra: Option<(&str, serde_json::Value)>| {
+            let mut others = serde_json::Map::new();
+            others.insert(EXT_MESH_GPU_INSTANCING.into(), instancing.clone());
+            if let Some((name, value)) = extra {
+                others.insert(name.into(), value);
+            }
+            json::Node {
+                mesh: Some(meshes[level]),
+                name: Some(format!("{prop} cell {cx},{cz} LOD{level}")),
+                extensions: Some(json::extensions::scene::Node {
+                    others,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }
+        };
+        let first_coarser = doc.root.nodes.len() as u32 + 1;
+        let ids: Vec<u32> = (first_coarser..first_coarser + meshes.len() as u32 - 1).collect();
+        let lod = (!ids.is_empty()).then(|| (MSFT_LOD, serde_json::json!({ "ids": ids })));
+        scene_nodes.push(doc.root.push(node(0, lod)));
+        for level in 1..meshes.len() {
+            doc.root.push(node(level, None));
+        }
+        report.placements += group.len();
+        report.instancing_nodes += 1;
+    }
+    report.props = props_exported.len();
+    let bin_len = offset;
+
+    doc.finish(scene_nodes, bin_len, report.instancing_nodes > 0);
+    let mut text = serde_json::to_vec(&doc.root).map_err(io::Error::other)?;
+    text.resize(text.len().next_multiple_of(4), b' ');
+    // A file without binary data (no props, no terrain) has no BIN chunk at all.
+    let bin_chunk = if bin_len > 0 { 8 + bin_len } else { 0 };
+    let total = 12 + 8 + text.len() as u64 + bin_chunk;
+    let total32 = u32::try_from(total).map_err(|_| ExportError::TooLarge { bytes: total })?;
+    out.write_all(b"glTF")?;
+    out.write_all(&2u32.to_le_bytes())?;
+    out.write_all(&total32.to_le_bytes())?;
+    out.write_all(&(text.len() as u32).to_le_bytes())?;
+    out.write_all(b"JSON")?;
+    out.write_all(&text)?;
+    if bin_len > 0 {
+        out.write_all(&(bin_len as u32).to_le_bytes())?;
+        out.write_all(b"BIN\0")?;
+        out.write_all(&doc.bin)?;
+    }
+    drop(doc);
+    for group in groups.iter() {
+        let placement = |k: &(u32, i32, i32, u32)| placements[k.3 as usize];
+        for p in group.iter().map(placement) {
+            write_floats(out, frame::position(p.position).to_array())?;
+        }
+        for p in group.iter().map(placement) {
+            write_floats(out, frame::rotation(p.rotation).to_array())?;
+        }
+        for p in group.iter().map(placement) {
+            write_floats(out, [p.scale; 3])?;
+        }
+    }
+    report.bytes = total;
+    Ok(report)
+}
+
+fn write_floats<W: Write, const N: usize>(out: &mut W, values: [f32; N]) -> io::Result<()> {
+    let mut bytes = [0u8; 16];
+    for (chunk, v) in bytes.chunks_exact_mut(4).zip(values) {
+        chunk.copy_from_slice(&v.to_le_bytes());
+    }
+    out.write_all(&bytes[..N * 4])
+}
+
+/// Placements sorted into (prop, cell) runs: one sort key per placement (prop rank,
+/// cell x, cell z, index), so the instance data is written straight from the
+/// placements without a copy.
+struct InstanceGroups {
+    keys: Vec<(u32, i32, i32, u32)>,
+    left_out: BTreeMap<String, usize>,
+}
+
+impl InstanceGroups {
+    fn new(
+        placements: &[&Placement],
+        props: &HashMap<&str, (u32, Vec<Index<json::Mesh>>)>,
+        cell_size: f32,
+    ) -> Self {
+        let mut left_out = BTreeMap::new();
+        let mut keys = Vec::with_capacity(placements.len());
+        for (index, placement) in placements.iter().enumerate() {
+            match props.get(&*placement.prop) {
+                Some(&(rank, _)) => {
+                    let cell = |v: f32| (v / cell_size).floor() as i32;
+                    let (x, z) = (placement.position.x, placement.position.z);
+                    keys.push((rank, cell(x), cell(z), index as u32));
+                }
+                None => *left_out.entry(placement.prop.to_string()).or_insert(0) += 1,
+            }
+        }
+        keys.sort_unstable();
+        InstanceGroups { keys, left_out }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[(u32, i32, i32, u32)]> {
+        self.keys
+            .chunk_by(|a, b| (a.0, a.1, a.2) == (b.0, b.1, b.2))
+    }
+}
+
+/// The JSON document and the geometry part of the binary chunk.
+#[derive(Default)]
+struct Document {
+    root: Root,
+    bin: Vec<u8>,
+    /// One sampler per (wrap S, wrap T) in use; at most nine.
+    samplers: Vec<((WrapMode, WrapMode), Index<texture::Sampler>)>,
+}
+
+impl Document {
+    fn align(&mut self) {
+        self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+    }
+
+    fn view(
+        &mut self,
+        bytes: &[u8],
+        stride: Option<usize>,
+        target: Option<buffer::Target>,
+    ) -> Index<buffer::View> {
+        self.align();
+        let offset = self.bin.len() as u64;
+        self.bin.extend_from_slice(bytes);
+        self.view_at(offset, bytes.len() as u64, stride, target)
+    }
+
+    fn view_at(
+        &mut self,
+        offset: u64,
+        len: u64,
+        stride: Option<usize>,
+        target: Option<buffer::Target>,
+    ) -> Index<buffer::View> {
+        self.root.push(buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64(len),
+            byte_offset: Some(USize64(offset)),
+            byte_stride: stride.map(buffer::Stride),
+            name: None,
+            target: target.map(Valid),
+            extensions: None,
+            extras: Default::default(),
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn accessor(
+        &mut self,
+        view: Index<buffer::View>,
+        offset: u64,
+        count: u64,
+        component: accessor::ComponentType,
+        type_: accessor::Type,
+        normalized: bool,
+        bounds: Option<([f32; 3], [f32; 3])>,
+    ) -> Index<accessor::Accessor> {
+        self.root.push(accessor::Accessor {
+            buffer_view: Some(view),
+            byte_offset: (offset > 0).then_some(USize64(offset)),
+            count: USize64(count),
+            component_type: Valid(accessor::GenericComponentType(component)),
+            extensions: None,
+            extras: Default::default(),
+            type_: Valid(type_),
+            min: bounds.map(|b| serde_json::json!(b.0)),
+            max: bounds.map(|b| serde_json::json!(b.1)),
+            name: None,
+            normalized,
+            sparse: None,
+        })
+    }
+
+    /// Reserves `count` float elements of `type_` in the streamed part of the binary
+    /// chunk at `offset` and returns the accessor's index.
+    fn instance_accessor(&mut self, offset: &mut u64, count: u64, type_: accessor::Type) -> u32 {
+        let len = count * type_.multiplicity() as u64 * 4;
+        let view = self.view_at(*offset, len, None, None);
+        *offset += len;
+        let float = accessor::ComponentType::F32;
+        self.accessor(view, 0, count, float, type_, false, None)
+            .value() as u32
+    }
+
+    /// The meshes of one prop, LOD 0 first; empty when it has no triangles.
+    fn prop_meshes(
+        &mut self,
+        id: &str,
+        entry: &Entry<'_>,
+    ) -> Result<Vec<Index<json::Mesh>>, ExportError> {
+        let mut images = Vec::with_capacity(entry.textures.len());
+        for (index, texture) in entry.textures.iter().enumerate() {
+            images.push(self.image(id, index, texture)?);
+        }
+        let parts: Vec<_> = entry
+            .parts
+            .iter()
+            .filter(|p| p.vertex_count > 0 && p.levels.iter().any(|l| l.index_count > 0))
+            .map(|part| self.part(part, &images))
+            .collect();
+        // Parts of a placement move between levels together, so sylva draws as many
+        // levels as the part with the fewest has (`sylva_runtime::shape_of`); so does
+        // the export.
+        let level_count = parts.iter().map(|p| p.levels.len()).min().unwrap_or(0);
+        let mut meshes = Vec::new();
+        for level in 0..level_count {
+            let primitives: Vec<_> = parts
+                .iter()
+                .filter_map(|part| {
+                    Some(mesh::Primitive {
+                        attributes: part.attributes.clone(),
+                        extensions: None,
+                        extras: Default::default(),
+                        indices: Some(part.levels[level]?),
+                        material: Some(part.material),
+                        mode: Valid(mesh::Mode::Triangles),
+                        targets: None,
+                    })
+                })
+                .collect();
+            if primitives.is_empty() {
+                break;
+            }
+            meshes.push(self.root.push(json::Mesh {
+                extensions: None,
+                extras: Default::default(),
+                name: Some(format!("{id} LOD{level}")),
+                primitives,
+                weights: None,
+            }));
+        }
+        Ok(meshes)
+    }
+
+    fn part(&mut self, part: &PartView<'_>, images: &[Index<json::Image>]) -> ExportedPart {
+        // Mirror X of positions and normals: flipping the sign bit negates exactly.
+        let mut vertices = part.vertex_bytes.to_vec();
+        let mut bounds = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+        for vertex in vertices.chunks_exact_mut(VERTEX_STRIDE) {
+            vertex[3] ^= 0x80;
+            vertex[15] ^= 0x80;
+            for axis in 0..3 {
+                let at = axis * 4;
+                let v = f32::from_le_bytes(vertex[at..at + 4].try_into().unwrap());
+                bounds.0[axis] = bounds.0[axis].min(v);
+                bounds.1[axis] = bounds.1[axis].max(v);
+            }
+        }
+        let view = self.view(
+            &vertices,
+            Some(VERTEX_STRIDE),
+            Some(buffer::Target::ArrayBuffer),
+        );
+        drop(vertices);
+        let count = u64::from(part.vertex_count);
+        let (f32_, u8_) = (accessor::ComponentType::F32, accessor::ComponentType::U8);
+        use accessor::Type::{Vec2, Vec3, Vec4};
+        use mesh::Semantic::{Colors, Normals, Positions, TexCoords};
+        let attributes = [
+            (Positions, 0, f32_, Vec3, false, Some(bounds)),
+            (Normals, 12, f32_, Vec3, false, None),
+            (TexCoords(0), 24, f32_, Vec2, false, None),
+            (Colors(0), 32, u8_, Vec4, true, None),
+        ]
+        .into_iter()
+        .map(|(semantic, offset, component, type_, normalized, bounds)| {
+            let accessor = self.accessor(view, offset, count, component, type_, normalized, bounds);
+            (Valid(semantic), accessor)
+        })
+        .collect();
+        let levels = part
+            .levels
+            .iter()
+            .map(|level| {
+                (level.index_count > 0).then(|| {
+                    let bytes = flipped_winding(level.index_bytes, level.index_format);
+                    let target = Some(buffer::Target::ElementArrayBuffer);
+                    let view = self.view(&bytes, None, target);
+                    let component = match level.index_format {
+                        IndexFormat::U16 => accessor::ComponentType::U16,
+                        IndexFormat::U32 => accessor::ComponentType::U32,
+                    };
+                    let count = u64::from(level.index_count);
+                    self.accessor(
+                        view,
+                        0,
+                        count,
+                        component,
+                        accessor::Type::Scalar,
+                        false,
+                        None,
+                    )
+                })
+            })
+            .collect();
+        let material = self.material(&part.material, images);
+        ExportedPart {
+            attributes,
+            levels,
+            material,
+        }
+    }
+
+    fn image(
+        &mut self,
+        prop: &str,
+        index: usize,
+        texture: &TextureView<'_>,
+    ) -> Result<Index<json::Image>, ExportError> {
+        let png_error = |e: png::EncodingError| ExportError::Png {
+            prop: prop.to_owned(),
+            texture: index,
+            reason: e.to_string(),
+        };
+        let mut png_bytes = Vec::new();
+        let mut encoder = png::Encoder::new(&mut png_bytes, texture.width, texture.height);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder
+            .write_header()
+            .map_err(png_error)?
+            .write_image_data(texture.rgba8)
+            .map_err(png_error)?;
+        let view = self.view(&png_bytes, None, None);
+        Ok(self.root.push(json::Image {
+            buffer_view: Some(view),
+            mime_type: Some(json::image::MimeType("image/png".into())),
+            name: Some(format!("{prop} texture {index}")),
+            uri: None,
+            extensions: None,
+            extras: Default::default(),
+        }))
+    }
+
+    fn sampler(&mut self, wrap: (WrapMode, WrapMode)) -> Index<texture::Sampler> {
+        if let Some(&(_, sampler)) = self.samplers.iter().find(|(w, _)| *w == wrap) {
+            return sampler;
+        }
+        let mode = |w| {
+            Valid(match w {
+                WrapMode::Repeat => texture::WrappingMode::Repeat,
+                WrapMode::ClampToEdge => texture::WrappingMode::ClampToEdge,
+                WrapMode::MirroredRepeat => texture::WrappingMode::MirroredRepeat,
+            })
+        };
+        let sampler = self.root.push(texture::Sampler {
+            mag_filter: Some(Valid(texture::MagFilter::Linear)),
+            min_filter: Some(Valid(texture::MinFilter::LinearMipmapLinear)),
+            wrap_s: mode(wrap.0),
+            wrap_t: mode(wrap.1),
+            ..Default::default()
+        });
+        self.samplers.push((wrap, sampler));
+        sampler
+    }
+
+    fn material(&mut self, m: &Material, images: &[Index<json::Image>]) -> Index<json::Material> {
+        let base_color_texture = m.base_color_texture.and_then(|binding| {
+            let image = *images.get(binding.texture as usize)?;
+            let sampler = self.sampler((binding.wrap_u, binding.wrap_v));
+            let texture = self.root.push(json::Texture {
+                name: None,
+                sampler: Some(sampler),
+                source: image,
+                extensions: None,
+                extras: Default::default(),
+            });
+            Some(texture::Info {
+                index: texture,
+                tex_coord: 0,
+                extensions: None,
+                extras: Default::default(),
+            })
+        });
+        let (alpha_mode, alpha_cutoff) = match m.alpha_mode {
+            AlphaMode::Opaque => (material::AlphaMode::Opaque, None),
+            AlphaMode::Mask { cutoff } => (
+                material::AlphaMode::Mask,
+                Some(material::AlphaCutoff(cutoff)),
+            ),
+            AlphaMode::Blend => (material::AlphaMode::Blend, None),
+        };
+        self.root.push(json::Material {
+            alpha_cutoff,
+            alpha_mode: Valid(alpha_mode),
+            double_sided: m.double_sided,
+            name: (!m.name.is_empty()).then(|| m.name.clone()),
+            pbr_metallic_roughness: lambert(m.base_color_factor, base_color_texture),
+            ..Default::default()
+        })
+    }
+
+    fn terrain_mesh(&mut self, terrain: &TerrainMesh) -> Index<json::Mesh> {
+        let count = terrain.positions.len() as u64;
+        let floats = |values: &mut dyn Iterator<Item = f32>| -> Vec<u8> {
+            values.flat_map(f32::to_le_bytes).collect()
+        };
+        let mirrored = |v: &[f32; 3]| frame::position(glam::Vec3::from(*v)).to_array();
+        let positions: Vec<[f32; 3]> = terrain.positions.iter().map(mirrored).collect();
+        let bounds = positions.iter().fold(
+            ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]),
+            |(lo, hi), p| {
+                (
+                    std::array::from_fn(|i| lo[i].min(p[i])),
+                    std::array::from_fn(|i| hi[i].max(p[i])),
+                )
+            },
+        );
+        let position_bytes = floats(&mut positions.iter().flatten().copied());
+        let normal_bytes = floats(&mut terrain.normals.iter().map(mirrored).flatten());
+        let color_bytes = floats(&mut terrain.colors.iter().flatten().copied());
+        let index_bytes: Vec<u8> = terrain
+            .indices
+            .chunks_exact(3)
+            .flat_map(|t| [t[0], t[2], t[1]])
+            .flat_map(u32::to_le_bytes)
+            .collect();
+        let target = Some(buffer::Target::ArrayBuffer);
+        use accessor::ComponentType::{F32, U32};
+        use accessor::Type::{Scalar, Vec3, Vec4};
+        let mut attribute = |bytes: &[u8], type_, bounds| {
+            let view = self.view(bytes, None, target);
+            self.accessor(view, 0, count, F32, type_, false, bounds)
+        };
+        let mut attributes = BTreeMap::new();
+        attributes.insert(
+            Valid(mesh::Semantic::Positions),
+            attribute(&position_bytes, Vec3, Some(bounds)),
+        );
+        attributes.insert(
+            Valid(mesh::Semantic::Normals),
+            attribute(&normal_bytes, Vec3, None),
+        );
+        attributes.insert(
+            Valid(mesh::Semantic::Colors(0)),
+            attribute(&color_bytes, Vec4, None),
+        );
+        let view = self.view(&index_bytes, None, Some(buffer::Target::ElementArrayBuffer));
+        let indices = self.accessor(
+            view,
+            0,
+            terrain.indices.len() as u64,
+            U32,
+            Scalar,
+            false,
+            None,
+        );
+        let material = self.root.push(json::Material {
+            name: Some("terrain".into()),
+            pbr_metallic_roughness: lambert([1.0; 4], None),
+            ..Default::default()
+        });
+        self.root.push(json::Mesh {
+            extensions: None,
+            extras: Default::default(),
+            name: Some("terrain".into()),
+            primitives: vec![mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: Default::default(),
+                indices: Some(indices),
+                material: Some(material),
+                mode: Valid(mesh::Mode::Triangles),
+                targets: None,
+            }],
+            weights: None,
+        })
+    }
+
+    /// The buffer, the scene and the extension lists.
+    fn finish(&mut self, scene_nodes: Vec<Index<json::Node>>, bin_len: u64, instanced: bool) {
+        self.root.asset = json::Asset {
+            generator: Some(format!("sylva-export {}", env!("CARGO_PKG_VERSION"))),
+            version: "2.0".into(),
+            ..Default::default()
+        };
+        if bin_len > 0 {
+            self.root.push(json::Buffer {
+                byte_length: USize64(bin_len),
+                name: None,
+                uri: None,
+                extensions: None,
+                extras: Default::default(),
+            });
+        }
+        let scene = self.root.push(json::Scene {
+            extensions: None,
+            extras: Default::default(),
+            name: Some("sylva".into()),
+            nodes: scene_nodes,
+        });
+        self.root.scene = Some(scene);
+        if instanced {
+            self.root
+                .extensions_used
+                .push(EXT_MESH_GPU_INSTANCING.into());
+        }
+        if self.root.nodes.iter().any(|n| {
+            n.extensions
+                .as_ref()
+                .is_some_and(|e| e.others.contains_key(MSFT_LOD))
+        }) {
+            self.root.extensions_used.push(MSFT_LOD.into());
+        }
+    }
+}
+
+/// sylva lights props with Lambert: no metal, fully rough.
+fn lambert(
+    base_color: [f32; 4],
+    base_color_texture: Option<texture::Info>,
+) -> material::PbrMetallicRoughness {
+    material::PbrMetallicRoughness {
+        base_color_factor: material::PbrBaseColorFactor(base_color),
+        base_color_texture,
+        metallic_factor: material::StrengthFactor(0.0),
+        roughness_factor: material::StrengthFactor(1.0),
+        ..Default::default()
+    }
+}
+
+struct ExportedPart {
+    attributes: BTreeMap<json::validation::Checked<mesh::Semantic>, Index<accessor::Accessor>>,
+    /// Index accessor per level (`None` for a level without triangles).
+    levels: Vec<Option<Index<accessor::Accessor>>>,
+    material: Index<json::Material>,
+}
+
+/// The triangles of `bytes` with their last two corners swapped: mirrored geometry
+/// faces the same way again.
+fn flipped_winding(bytes: &[u8], format: IndexFormat) -> Vec<u8> {
+    let size = format.size();
+    let mut out = bytes.to_vec();
+    for triangle in out.chunks_exact_mut(3 * size) {
+        let (b, c) = triangle[size..].split_at_mut(size);
+        b.swap_with_slice(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,216 @@
+//! `sylva export`: a session's placements and the baked props they use as one glTF 2.0
+//! binary (instanced per terrain cell, LODs linked), or as a plain placement list.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use sylva_cache::{CacheDir, Entry};
+use sylva_export::{ExportOptions, ListFormat, DEFAULT_CELL_SIZE};
+use sylva_scatter::{Editor, Placement};
+
+use crate::world;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Session journal to export.
+    session: PathBuf,
+    /// File to write: the .glb, or the placement list with --placements.
+    #[arg(long)]
+    out: PathBuf,
+    /// Write the plain placement list (prop id, position, rotation quaternion, scale,
+    /// in glTF's frame) in this format instead of the .glb.
+    #[arg(long, value_enum)]
+    placements: Option<ListArg>,
+    /// Add the terrain as a mesh with its biome vertex colours.
+    #[arg(long)]
+    terrain: bool,
+    /// Side in metres of the terrain cells instancing nodes are split by.
+    #[arg(long, default_value_t = DEFAULT_CELL_SIZE)]
+    cell_size: f32,
+    /// The bake cache the props are read from (as baked; `sylva bake` updates it).
+    #[arg(long, default_value = "cache")]
+    cache: PathBuf,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ListArg {
+    Json,
+    Csv,
+}
+
+#[derive(Serialize)]
+struct Output {
+    out: String,
+    /// `glb`, `json` or `csv`.
+    format: &'static str,
+    placements: usize,
+    props: usize,
+    instancing_nodes: usize,
+    bytes: u64,
+    export_ms: f64,
+    /// Props whose placements were not exported, with the reason and their count.
+    left_out: Vec<LeftOut>,
+}
+
+#[derive(Serialize)]
+struct LeftOut {
+    prop: String,
+    placements: usize,
+    reason: String,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let (session, terrain) = world::load_session(&args.session)?;
+    let (editor, _) = Editor::replay(&session, &terrain)
+        .with_context(|| format!("replaying {}", args.session.display()))?;
+    let placements: Vec<&Placement> = editor.painter().placements().collect();
+    let started = Instant::now();
+    let output = match args.placements {
+        Some(format) => {
+            let (format, name) = match format {
+                ListArg::Json => (ListFormat::Json, "json"),
+                ListArg::Csv => (ListFormat::Csv, "csv"),
+            };
+            let (count, bytes) = write(&args.out, |w| {
+                let count =
+                    sylva_export::write_placement_list(w, placements.iter().copied(), format)?;
+                Ok(count)
+            })?;
+            Output {
+                out: args.out.display().to_string(),
+                format: name,
+                placements: count,
+                props: 0,
+                instancing_nodes: 0,
+                bytes,
+                export_ms: started.elapsed().as_secs_f64() * 1000.0,
+                left_out: Vec::new(),
+            }
+        }
+        None => export_glb(&args, &placements, &terrain, started)?,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&output)?);
+    } else {
+        print(&output);
+    }
+    if !output.left_out.is_empty() {
+        let count: usize = output.left_out.iter().map(|l| l.placements).sum();
+        bail!(
+            "{count} placements of {} props were left out (listed above); the rest is in {}",
+            output.left_out.len(),
+            output.out
+        );
+    }
+    Ok(())
+}
+
+fn export_glb(
+    args: &Args,
+    placements: &[&Placement],
+    terrain: &sylva_terrain::Terrain,
+    started: Instant,
+) -> Result<Output> {
+    let cache = CacheDir::new(&args.cache);
+    let manifest = cache.read_manifest()?;
+    let mut reasons = BTreeMap::new();
+    let mut files = BTreeMap::new();
+    for placement in placements {
+        let id: &str = &placement.prop;
+        if files.contains_key(id) || reasons.contains_key(id) {
+            continue;
+        }
+        match manifest.prop(id) {
+            None => {
+                reasons.insert(id.to_owned(), "not in the cache".to_owned());
+            }
+            Some((_, entry)) => match cache.read_entry(&entry.entry) {
+                Ok(bytes) => {
+                    files.insert(id.to_owned(), bytes);
+                }
+                Err(e) => {
+                    reasons.insert(id.to_owned(), e.to_string());
+                }
+            },
+        }
+    }
+    let mut props = BTreeMap::new();
+    for (id, bytes) in &files {
+        match Entry::parse(bytes) {
+            Ok(entry) => {
+                props.insert(id.as_str(), entry);
+            }
+            Err(e) => {
+                reasons.insert(id.clone(), format!("entry refused: {e}"));
+            }
+        }
+    }
+    let mesh = args.terrain.then(|| terrain.mesh());
+    let options = ExportOptions {
+        cell_size: args.cell_size,
+        terrain: mesh.as_ref(),
+    };
+    let (report, _) = write(&args.out, |w| {
+        Ok(sylva_export::write_glb(w, &props, placements, options)?)
+    })?;
+    let left_out = report
+        .left_out
+        .iter()
+        .map(|(prop, &count)| LeftOut {
+            prop: prop.clone(),
+            placements: count,
+            reason: reasons
+                .get(prop)
+                .cloned()
+                .unwrap_or_else(|| "no triangles".to_owned()),
+        })
+        .collect();
+    Ok(Output {
+        out: args.out.display().to_string(),
+        format: "glb",
+        placements: report.placements,
+        props: report.props,
+        instancing_nodes: report.instancing_nodes,
+        bytes: report.bytes,
+        export_ms: started.elapsed().as_secs_f64() * 1000.0,
+        left_out,
+    })
+}
+
+/// Streams into `path` atomically and returns what `fill` returned and the file's size.
+fn write<T>(
+    path: &std::path::Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<T>,
+) -> Result<(T, u64)> {
+    let value = sylva_cache::store::write_atomically_with(path, fill)
+        .with_context(|| format!("writing {}", path.display()))?;
+    let bytes = std::fs::metadata(path)?.len();
+    Ok((value, bytes))
+}
+
+fn print(o: &Output) {
+    if o.format != "glb" {
+        let (out, n, bytes, ms) = (&o.out, o.placements, o.bytes, o.export_ms);
+        println!(
+            "{out}: {n} placements as a {} list, {bytes} bytes in {ms:.0} ms",
+            o.format
+        );
+        return;
+    }
+    println!(
+        "{}: {} placements of {} props in {} instancing nodes, {} bytes in {:.0} ms",
+        o.out, o.placements, o.props, o.instancing_nodes, o.bytes, o.export_ms
+    );
+    for l in &o.left_out {
+        println!(
+            "  left out: {} ({} placements): {}",
+            l.prop, l.placements, l.reason
+        );
+    }
+}
