@@ -15,6 +15,7 @@ pub mod props;
 mod readback;
 pub mod reference;
 mod scene;
+mod terrain;
 
 pub use camera::CameraView;
 pub use context::{RenderContext, OUTPUT_FORMAT};
@@ -24,3 +25,4 @@ pub use image::{ImageDiff, RgbaImage};
 pub use readback::read_rgba8;
 pub use rend3::util::output::OutputFrame;
 pub use scene::{Scene, SUN_DIRECTION};
+pub use terrain::{TerrainStats, TERRAIN_TOLERANCE};
