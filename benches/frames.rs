@@ -39,7 +39,8 @@ fn frames(c: &mut Criterion) {
 
     // The same instances at the same LODs, as rend3 objects.
     let mut context = RenderContext::new(OUTPUT_FORMAT).unwrap();
-    let scene = Scene::new(&mut context, &default_world()).unwrap();
+    let mut scene = Scene::new(&mut context, &default_world()).unwrap();
+    scene.update_terrain(&context.renderer, &default_world(), &camera);
     let mut no_props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
     let no_placements = PlacementRegistry::new();
     let manifest = cache.read_manifest().unwrap();

@@ -16,7 +16,7 @@ use sylva::lod::LodConfig;
 use sylva::render::{CameraView, RenderContext, RgbaImage, OUTPUT_FORMAT};
 use sylva::runtime::Runtime;
 use sylva::scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
-use sylva::terrain::{default_world, Landmark};
+use sylva::terrain::{default_world, Landmark, Terrain};
 use sylva::world::World;
 use tempfile::TempDir;
 
@@ -182,6 +182,7 @@ fn placements_moved_through_1274_lod_changes_render_like_placements_inserted_dir
         now += 0.3;
         moves += orbited
             .prepare(&CameraView::new(eye, view.target), now)
+            .0
             .moved;
     }
     assert!(moves >= 1274, "only {moves} cumulative LOD moves");
@@ -409,4 +410,67 @@ fn a_corrupt_entry_is_refused_with_a_clear_error_and_the_rebake_replaces_it() {
     let report = runtime.load_cache(&cache).unwrap();
     assert_eq!(report.loaded, ["pebble/river_round"]);
     assert!(report.failed.is_empty());
+}
+
+/// 1 km of rolling meadow (513² samples 2 m apart) with detail at three scales, every
+/// slope gentle and every height above the beach: its ground is meadow green wherever
+/// it is drawn, so anything else on screen is sky seen through a hole.
+fn rolling_meadow() -> Terrain {
+    let side = 513;
+    let heights = (0..side * side)
+        .map(|i| {
+            let (x, z) = ((i % side) as f32 * 2.0, (i / side) as f32 * 2.0);
+            10.0 + 4.0 * (x / 30.0).sin() * (z / 40.0).cos()
+                + (x / 14.0 + z / 11.0).sin()
+                + 0.25 * (x / 3.1 + z / 2.3).sin()
+        })
+        .collect();
+    Terrain::new(side, side, 2.0, heights, 0.0).unwrap()
+}
+
+/// Pixels where the ground colour (green above red and blue) gives way to the sky's.
+fn sky_pixels(image: &RgbaImage) -> usize {
+    image
+        .pixels
+        .chunks_exact(4)
+        .filter(|p| p[1] <= p[0].max(p[2]))
+        .count()
+}
+
+#[test]
+fn terrain_lod_leaves_no_holes_along_a_dolly_across_patch_boundaries() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let terrain = rolling_meadow();
+    let world = World::new(terrain.clone(), &empty_session(), &LodConfig::default()).unwrap();
+    let context = RenderContext::new(OUTPUT_FORMAT).unwrap_or_else(|e| panic!("{e}"));
+    let mut runtime = Runtime::new(context, world).unwrap();
+
+    // The detector sees sky: a view over the horizon has plenty of it.
+    let level = CameraView::new(Vec3::new(0.0, 30.0, -300.0), Vec3::new(0.0, 30.0, 0.0));
+    let (image, _) = runtime.render_image(level, 0.0, SIZE.0, SIZE.1).unwrap();
+    assert!(sky_pixels(&image) > image.pixels.len() / 4 / 4);
+
+    // Looking down 40°, the frame holds only ground; along the dolly the patches in
+    // view change step where they cross the tolerance.
+    let mut steps = std::collections::BTreeSet::new();
+    for (frame, z) in (-420..=-20).step_by(100).enumerate() {
+        let eye = Vec3::new(10.0, 90.0, z as f32);
+        let camera = CameraView::new(eye, eye + Vec3::new(0.0, -0.84, 1.0));
+        let (image, stats) = runtime
+            .render_image(camera, 1.0 + frame as f64, SIZE.0, SIZE.1)
+            .unwrap();
+        steps.insert(stats.terrain.patches);
+        let holes = sky_pixels(&image);
+        if holes > 0 || frame == 0 {
+            let dir = common::repo().join("target/gpu-test-output");
+            std::fs::create_dir_all(&dir).unwrap();
+            let out = dir.join(format!("terrain_dolly_{frame}.png"));
+            std::fs::write(&out, image.to_png().unwrap()).unwrap();
+            assert_eq!(
+                holes, 0,
+                "{holes} sky pixels through the ground; frame in {out:?}"
+            );
+        }
+    }
+    assert!(steps.len() > 1, "the dolly never changed the patches drawn");
 }

@@ -25,6 +25,7 @@ mod readback;
 /// The naive one-object-per-placement path, kept for benchmarks and tests.
 pub mod reference;
 mod scene;
+mod terrain;
 
 pub use camera::CameraView;
 pub use context::{create_iad, use_plain_samplers, RenderContext, OUTPUT_FORMAT};
@@ -36,3 +37,4 @@ pub use image::{ImageDiff, RgbaImage};
 pub use readback::read_rgba8;
 pub use rend3::util::output::OutputFrame;
 pub use scene::{Scene, SUN_DIRECTION};
+pub use terrain::{TerrainStats, TERRAIN_TOLERANCE};

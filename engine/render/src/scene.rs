@@ -1,15 +1,13 @@
-//! What rend3 itself draws: the terrain (a rend3 mesh with biome vertex colours), the
-//! sun with its shadows, and the sky.
+//! What rend3 itself draws: the terrain (rend3 meshes with biome vertex colours, at the
+//! level of detail the camera needs), the sun with its shadows, and the sky.
 
 use glam::Vec3;
 use rend3::types::glam as g20;
 use rend3::types::{
-    DirectionalLight, DirectionalLightChange, DirectionalLightHandle, MaterialHandle, MeshBuilder,
-    MeshHandle, MipmapCount, MipmapSource, Object, ObjectHandle, ObjectMeshKind, Texture,
-    TextureFormat, TextureHandle,
+    DirectionalLight, DirectionalLightChange, DirectionalLightHandle, MipmapCount, MipmapSource,
+    Texture, TextureFormat, TextureHandle,
 };
 use rend3::Renderer;
-use rend3_routine::pbr::{AlbedoComponent, PbrMaterial};
 use sylva_terrain::Terrain;
 
 use crate::camera::CameraView;
@@ -17,6 +15,7 @@ use crate::context::RenderContext;
 use crate::convert;
 use crate::error::RenderError;
 use crate::props::LightReach;
+use crate::terrain::{TerrainLayer, TerrainStats};
 
 /// Direction the sunlight travels (a unit vector): from the west-south-west, 62° up, so
 /// shadows fall sideways in views from the south and the eastern cliff's west face is
@@ -27,9 +26,11 @@ use crate::props::LightReach;
 /// reaches the ground beneath everything it covers.
 pub const SUN_DIRECTION: Vec3 = Vec3::new(0.426, -0.883, 0.197);
 
-/// The rend3-side world. Dropping it removes the terrain, sun and sky.
+/// The rend3-side world. Dropping it removes the terrain, sun and sky. Call
+/// [`Scene::update_terrain`] before each frame: the terrain draws only the patches the
+/// last camera it was given needs.
 pub struct Scene {
-    _terrain: (MaterialHandle, Vec<(MeshHandle, ObjectHandle)>),
+    terrain: TerrainLayer,
     sun: DirectionalLightHandle,
     _sky: TextureHandle,
     /// The terrain's lowest point: nothing below it receives a shadow.
@@ -40,7 +41,7 @@ impl Scene {
     /// Adds the terrain, the sun and the sky of `terrain` to `context`'s renderer.
     pub fn new(context: &mut RenderContext, terrain: &Terrain) -> Result<Self, RenderError> {
         let renderer = &context.renderer;
-        let terrain_parts = add_terrain(renderer, terrain)?;
+        let terrain_layer = TerrainLayer::new(renderer, terrain);
         let sun = renderer.add_directional_light(DirectionalLight {
             color: g20::Vec3::new(1.0, 0.95, 0.86),
             intensity: 4.0,
@@ -50,11 +51,22 @@ impl Scene {
         let sky = renderer.add_texture_cube(sky_texture());
         context.skybox.set_background_texture(Some(sky.clone()));
         Ok(Self {
-            _terrain: terrain_parts,
+            terrain: terrain_layer,
             sun,
             _sky: sky,
             floor: terrain.height_range().0,
         })
+    }
+
+    /// Brings the terrain's patches in line with `camera` (`terrain` is the one the
+    /// scene was made for); returns what it draws.
+    pub fn update_terrain(
+        &mut self,
+        renderer: &Renderer,
+        terrain: &Terrain,
+        camera: &CameraView,
+    ) -> TerrainStats {
+        self.terrain.update(renderer, terrain, camera)
     }
 
     /// How far each directional light's shadows reach, in rend3's light order.
@@ -100,63 +112,6 @@ fn shadow_box_side(camera: &CameraView, floor: f32) -> f32 {
 /// enough to cover the whole world from an overview, 80 cm.
 const MIN_SHADOW_DISTANCE: f32 = 120.0;
 const MAX_SHADOW_DISTANCE: f32 = 1600.0;
-
-/// Grid cells per side of a terrain chunk: rend3 culls chunks the camera and the sun
-/// cannot see, so a close-up draws a fraction of the 131,072 triangles.
-const TERRAIN_CHUNK_CELLS: usize = 32;
-
-fn add_terrain(
-    renderer: &Renderer,
-    terrain: &Terrain,
-) -> Result<(MaterialHandle, Vec<(MeshHandle, ObjectHandle)>), RenderError> {
-    let material = renderer.add_material(PbrMaterial {
-        albedo: AlbedoComponent::Vertex { srgb: true },
-        roughness_factor: Some(0.95),
-        metallic_factor: Some(0.0),
-        reflectance: rend3_routine::pbr::MaterialComponent::Value(0.2),
-        ..PbrMaterial::default()
-    });
-    let chunks = terrain
-        .mesh_chunks(TERRAIN_CHUNK_CELLS)
-        .into_iter()
-        .map(|chunk| {
-            let positions = chunk
-                .positions
-                .iter()
-                .map(|&p| g20::Vec3::from(p))
-                .collect();
-            let normals = chunk.normals.iter().map(|&n| g20::Vec3::from(n)).collect();
-            let colors = chunk
-                .colors
-                .iter()
-                .map(|&[r, g, b, a]| {
-                    [
-                        srgb_byte(r),
-                        srgb_byte(g),
-                        srgb_byte(b),
-                        (a * 255.0).round() as u8,
-                    ]
-                })
-                .collect();
-            let mesh = MeshBuilder::new(positions, rend3::types::Handedness::Left)
-                .with_vertex_normals(normals)
-                .with_vertex_colors(colors)
-                .with_indices(chunk.indices)
-                .build()
-                .map_err(|e| RenderError::Mesh {
-                    reason: e.to_string(),
-                })?;
-            let mesh = renderer.add_mesh(mesh);
-            let object = renderer.add_object(Object {
-                mesh_kind: ObjectMeshKind::Static(mesh.clone()),
-                material: material.clone(),
-                transform: g20::Mat4::IDENTITY,
-            });
-            Ok((mesh, object))
-        })
-        .collect::<Result<_, RenderError>>()?;
-    Ok((material, chunks))
-}
 
 /// Linear `[0, 1]` to an sRGB-encoded byte.
 pub(crate) fn srgb_byte(linear: f32) -> u8 {

@@ -21,7 +21,7 @@ use sylva_lod::TickStats;
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
 use sylva_render::{
     draw_frame_with_overlays, render_image, CameraView, OutputFrame, Overlays, RenderContext,
-    RenderError, RgbaImage, Scene,
+    RenderError, RgbaImage, Scene, TerrainStats,
 };
 use sylva_world::{World, WorldError};
 use thiserror::Error;
@@ -134,6 +134,8 @@ pub struct FrameStats {
     pub lod_evaluated: u32,
     /// Placements that changed LOD this frame.
     pub lod_moved: u32,
+    /// The terrain patches drawn for this frame's camera.
+    pub terrain: TerrainStats,
     #[serde(flatten)]
     /// What the props renderer drew.
     pub draw: DrawStats,
@@ -273,13 +275,17 @@ impl Runtime {
         Ok(())
     }
 
-    /// Brings the LODs and the GPU copies of the buckets up to date for `camera`.
-    pub fn prepare(&mut self, camera: &CameraView, now: f64) -> TickStats {
+    /// Brings the LODs, the terrain's patches and the GPU copies of the buckets up to
+    /// date for `camera`.
+    pub fn prepare(&mut self, camera: &CameraView, now: f64) -> (TickStats, TerrainStats) {
         let tick = self.world.tick_lod(camera.eye, now);
+        let terrain =
+            self.scene
+                .update_terrain(&self.context.renderer, self.world.terrain(), camera);
         self.world.registry_mut().drain_changes(&mut self.changes);
         self.props
             .sync(&self.context.renderer, self.world.registry(), &self.changes);
-        tick
+        (tick, terrain)
     }
 
     /// Draws one frame into `output` (a window surface or a texture view).
@@ -303,7 +309,7 @@ impl Runtime {
         output: OutputFrame,
         overlays: Overlays<'a>,
     ) -> FrameStats {
-        let tick = self.prepare(&camera, now);
+        let (tick, terrain) = self.prepare(&camera, now);
         let draw = draw_frame_with_overlays(
             &mut self.context,
             &self.scene,
@@ -314,7 +320,7 @@ impl Runtime {
             size,
             output,
         );
-        Self::stats(self.world.registry(), tick, draw)
+        Self::stats(self.world.registry(), tick, terrain, draw)
     }
 
     /// Draws one frame offscreen and reads it back.
@@ -325,7 +331,7 @@ impl Runtime {
         width: u32,
         height: u32,
     ) -> Result<(RgbaImage, FrameStats), RuntimeError> {
-        let tick = self.prepare(&camera, now);
+        let (tick, terrain) = self.prepare(&camera, now);
         let (image, draw) = render_image(
             &mut self.context,
             &self.scene,
@@ -335,15 +341,24 @@ impl Runtime {
             width,
             height,
         )?;
-        Ok((image, Self::stats(self.world.registry(), tick, draw)))
+        Ok((
+            image,
+            Self::stats(self.world.registry(), tick, terrain, draw),
+        ))
     }
 
-    fn stats(registry: &PlacementRegistry, tick: TickStats, draw: DrawStats) -> FrameStats {
+    fn stats(
+        registry: &PlacementRegistry,
+        tick: TickStats,
+        terrain: TerrainStats,
+        draw: DrawStats,
+    ) -> FrameStats {
         FrameStats {
             placements: registry.len(),
             pending: registry.pending_len(),
             lod_evaluated: tick.evaluated,
             lod_moved: tick.moved,
+            terrain,
             draw,
         }
     }

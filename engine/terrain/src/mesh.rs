@@ -5,7 +5,7 @@ use crate::heightmap::Terrain;
 
 /// The terrain as an indexed triangle mesh: one vertex per sample, two triangles per
 /// cell, biome colours per vertex. Plain arrays, ready for any renderer.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TerrainMesh {
     pub positions: Vec<[f32; 3]>,
     pub normals: Vec<[f32; 3]>,
@@ -23,55 +23,47 @@ impl TerrainMesh {
         let i = &self.indices[index * 3..index * 3 + 3];
         [0, 1, 2].map(|k| Vec3::from(self.positions[i[k] as usize]))
     }
+
+    /// Appends a vertex `drop` metres below the ground point `sample`, with the
+    /// terrain's full-resolution normal and the biome colour of `sample`; returns its
+    /// index.
+    pub(crate) fn push_vertex(&mut self, terrain: &Terrain, sample: Vec3, drop: f32) -> u32 {
+        let (x, z) = (sample.x, sample.z);
+        let [r, g, b] = classify(sample.y, terrain.slope(x, z), terrain.water_level()).color();
+        self.positions.push([sample.x, sample.y - drop, sample.z]);
+        self.normals.push(terrain.normal(x, z).to_array());
+        self.colors.push([r, g, b, 1.0]);
+        (self.positions.len() - 1) as u32
+    }
 }
 
 impl Terrain {
-    /// Builds the render and reference mesh of this terrain.
+    /// Builds the render and reference mesh of this terrain at full resolution.
     pub fn mesh(&self) -> TerrainMesh {
-        self.mesh_of_cells(0..self.columns() - 1, 0..self.rows() - 1)
+        let columns: Vec<usize> = (0..self.columns()).collect();
+        let rows: Vec<usize> = (0..self.rows()).collect();
+        self.grid_mesh(&columns, &rows)
     }
 
-    /// The terrain cut into square chunks of `cells` × `cells` grid cells (smaller at the
-    /// far edges), so a renderer can cull what the camera and the sun do not see. Chunks
-    /// repeat the samples on their shared edges; normals come from the whole terrain, so
-    /// the seams do not show.
-    pub fn mesh_chunks(&self, cells: usize) -> Vec<TerrainMesh> {
-        let cells = cells.max(1);
-        let (columns, rows) = (self.columns() - 1, self.rows() - 1);
-        (0..rows)
-            .step_by(cells)
-            .flat_map(|r| (0..columns).step_by(cells).map(move |c| (c, r)))
-            .map(|(c, r)| self.mesh_of_cells(c..(c + cells).min(columns), r..(r + cells).min(rows)))
-            .collect()
-    }
-
-    /// The mesh of the grid cells in `columns` × `rows` (cell `(c, r)` spans samples
-    /// `c..=c + 1`, `r..=r + 1`).
-    fn mesh_of_cells(
-        &self,
-        columns: std::ops::Range<usize>,
-        rows: std::ops::Range<usize>,
-    ) -> TerrainMesh {
-        let (width, height) = (columns.len() + 1, rows.len() + 1);
+    /// The mesh through the samples at `columns` × `rows` (both increasing): one vertex
+    /// per listed sample, two triangles per cell between neighbouring ones. The first
+    /// vertex is `(columns[0], rows[0])`, then along `columns`, row by row.
+    pub(crate) fn grid_mesh(&self, columns: &[usize], rows: &[usize]) -> TerrainMesh {
+        let (width, height) = (columns.len(), rows.len());
         let mut mesh = TerrainMesh {
             positions: Vec::with_capacity(width * height),
             normals: Vec::with_capacity(width * height),
             colors: Vec::with_capacity(width * height),
-            indices: Vec::with_capacity(columns.len() * rows.len() * 6),
+            indices: Vec::with_capacity(width.saturating_sub(1) * height.saturating_sub(1) * 6),
         };
-        for row in rows.start..=rows.end {
-            for column in columns.start..=columns.end {
-                let p = self.sample_position(column, row);
-                let slope = self.slope(p.x, p.z);
-                let [r, g, b] = classify(p.y, slope, self.water_level()).color();
-                mesh.positions.push(p.to_array());
-                mesh.normals.push(self.normal(p.x, p.z).to_array());
-                mesh.colors.push([r, g, b, 1.0]);
+        for &row in rows {
+            for &column in columns {
+                mesh.push_vertex(self, self.sample_position(column, row), 0.0);
             }
         }
         let width = width as u32;
-        for row in 0..rows.len() as u32 {
-            for column in 0..width - 1 {
+        for row in 0..height.saturating_sub(1) as u32 {
+            for column in 0..width.saturating_sub(1) {
                 let a = row * width + column;
                 let (b, c, d) = (a + 1, a + width, a + width + 1);
                 // Seen from +y with x right and z up the page, a→c→b is counter-clockwise.
@@ -84,7 +76,6 @@ impl Terrain {
 
 #[cfg(test)]
 mod tests {
-    use super::TerrainMesh;
     use crate::default_world;
 
     #[test]
@@ -92,18 +83,6 @@ mod tests {
         let mesh = default_world().mesh();
         assert_eq!(mesh.triangle_count(), 131_072);
         assert_eq!(mesh.positions.len(), 257 * 257);
-    }
-
-    #[test]
-    fn chunks_cover_every_triangle_once() {
-        let terrain = default_world();
-        let chunks = terrain.mesh_chunks(32);
-        assert_eq!(chunks.len(), 64);
-        let triangles: usize = chunks.iter().map(TerrainMesh::triangle_count).sum();
-        assert_eq!(triangles, 131_072);
-        let whole = terrain.mesh();
-        let corner = chunks.last().unwrap().positions.last().copied();
-        assert_eq!(corner, whole.positions.last().copied());
     }
 
     #[test]

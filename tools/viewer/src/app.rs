@@ -191,7 +191,8 @@ impl App {
         let now = Instant::now();
         Self {
             gpu,
-            camera: CameraController::orbit(target, 90.0, 0.0, 0.55),
+            camera: CameraController::orbit(target, 90.0, 0.0, 0.55)
+                .fit_world(terrain.size().max_element()),
             workspace,
             watcher,
             drawn: FrameStats::default(),
@@ -491,7 +492,8 @@ impl App {
                     distance,
                     yaw_degrees.to_radians(),
                     pitch_degrees.to_radians(),
-                );
+                )
+                .fit_world(terrain.size().max_element());
             }
             Act::Preset(stem) => self
                 .workspace

@@ -12,8 +12,12 @@ use sylva_terrain::Ray;
 pub const VFOV_DEGREES: f32 = 55.0;
 /// Nearest allowed orbit distance and eye height above the ground, in metres.
 const MIN_DISTANCE: f32 = 2.0;
+/// Farthest orbit distance on a small world; larger worlds allow 1.5 × their extent.
 const MAX_DISTANCE: f32 = 1500.0;
 const MIN_CLEARANCE: f32 = 1.0;
+/// Height above the ground up to which flying goes at the base travel speed; higher
+/// up it goes faster in proportion, so crossing a 4 km world from the air takes seconds.
+const FLY_BASE_HEIGHT: f32 = 50.0;
 /// Pitch limits (radians, positive looks down): never straight down or up.
 const MAX_PITCH: f32 = 1.5;
 const MIN_ORBIT_PITCH: f32 = 0.05;
@@ -80,6 +84,8 @@ pub struct CameraController {
     pitch: f32,
     /// Eye to target, orbit mode.
     distance: f32,
+    /// Farthest orbit distance: scales with the world ([`CameraController::fit_world`]).
+    max_distance: f32,
     speeds: CameraSpeeds,
 }
 
@@ -94,10 +100,19 @@ impl CameraController {
             yaw,
             pitch: pitch.clamp(MIN_ORBIT_PITCH, MAX_PITCH),
             distance: distance.clamp(MIN_DISTANCE, MAX_DISTANCE),
+            max_distance: MAX_DISTANCE,
             speeds: CameraSpeeds::default(),
         };
         camera.eye = camera.orbit_eye();
         camera
+    }
+
+    /// Lets the orbit back away to see a world `extent` metres across as a whole.
+    pub fn fit_world(mut self, extent: f32) -> Self {
+        if extent.is_finite() {
+            self.max_distance = MAX_DISTANCE.max(1.5 * extent);
+        }
+        self
     }
 
     pub fn mode(&self) -> CameraMode {
@@ -128,7 +143,7 @@ impl CameraController {
             self.distance = self
                 .eye
                 .distance(self.target)
-                .clamp(MIN_DISTANCE, MAX_DISTANCE);
+                .clamp(MIN_DISTANCE, self.max_distance);
             self.eye = self.orbit_eye();
         }
         self.mode = mode;
@@ -161,7 +176,7 @@ impl CameraController {
     fn update_orbit(&mut self, input: &CameraInput, dt: f32, ground: &impl Fn(f32, f32) -> f32) {
         if input.wheel_lines.is_finite() {
             self.distance = (self.distance * self.speeds.zoom_per_line.powf(input.wheel_lines))
-                .clamp(MIN_DISTANCE, MAX_DISTANCE);
+                .clamp(MIN_DISTANCE, self.max_distance);
         }
         // Travel over the ground, faster when far away.
         let travel = self.speeds.travel_m_per_s * (self.distance / 100.0).max(0.2) * dt;
@@ -172,13 +187,15 @@ impl CameraController {
         let (x, z) = (self.target.x + step.x, self.target.z + step.y);
         self.target = Vec3::new(x, ground(x, z), z);
         // Rising backs away from the target, sinking closes in.
-        self.distance = (self.distance * (1.0 + input.up * dt)).clamp(MIN_DISTANCE, MAX_DISTANCE);
+        self.distance =
+            (self.distance * (1.0 + input.up * dt)).clamp(MIN_DISTANCE, self.max_distance);
         self.eye = self.orbit_eye();
         self.lift_above(ground);
     }
 
     fn update_fly(&mut self, input: &CameraInput, dt: f32, ground: &impl Fn(f32, f32) -> f32) {
-        let travel = self.speeds.travel_m_per_s * dt;
+        let height = self.eye.y - ground(self.eye.x, self.eye.z);
+        let travel = self.speeds.travel_m_per_s * (height / FLY_BASE_HEIGHT).max(1.0) * dt;
         let forward = self.forward();
         let right = Vec3::Y.cross(forward).normalize_or_zero();
         let wheel = if input.wheel_lines.is_finite() {
@@ -318,6 +335,39 @@ mod tests {
         );
         let moved = c.eye().distance(before);
         assert!((moved - 40.0 * 0.25).abs() < 1e-3, "{moved}");
+    }
+
+    #[test]
+    fn flying_high_goes_faster_in_proportion_to_the_height() {
+        let mut low = CameraController::orbit(Vec3::ZERO, 10.0, 0.0, 0.0);
+        low.set_mode(CameraMode::Fly, flat);
+        low.pitch = 0.0;
+        low.eye.y = 10.0;
+        let mut high = low.clone();
+        high.eye.y = 500.0;
+        let input = CameraInput {
+            forward: 1.0,
+            ..Default::default()
+        };
+        let (low_start, high_start) = (low.eye(), high.eye());
+        low.update(&input, 0.25, flat);
+        high.update(&input, 0.25, flat);
+        let ratio = high.eye().distance(high_start) / low.eye().distance(low_start);
+        assert!((ratio - 10.0).abs() < 1e-3, "{ratio}");
+    }
+
+    #[test]
+    fn a_large_world_lets_the_orbit_back_away_to_see_all_of_it() {
+        let zoom_out = CameraInput {
+            wheel_lines: -500.0,
+            ..Default::default()
+        };
+        let mut small = camera();
+        small.update(&zoom_out, 0.016, flat);
+        assert_eq!(small.distance, MAX_DISTANCE);
+        let mut large = camera().fit_world(4096.0);
+        large.update(&zoom_out, 0.016, flat);
+        assert_eq!(large.distance, 1.5 * 4096.0);
     }
 
     #[test]

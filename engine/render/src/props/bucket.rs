@@ -5,9 +5,11 @@
 
 use std::ops::Range;
 
+use glam::Mat4;
 use rend3::Renderer;
 use wgpu::{Buffer, BufferUsages, CommandEncoderDescriptor};
 
+use super::blocks::SlotBlocks;
 use super::pipelines::{instance_buffer, INSTANCE_STRIDE};
 
 pub struct GpuBucket {
@@ -16,6 +18,8 @@ pub struct GpuBucket {
     pub capacity: usize,
     /// Live instances, in slots `0..count`.
     pub count: usize,
+    /// Where the live slots' instances stand, block by block, for culling.
+    pub blocks: SlotBlocks,
 }
 
 impl GpuBucket {
@@ -34,6 +38,7 @@ impl GpuBucket {
             buffer: Self::allocate(renderer, capacity),
             capacity,
             count: 0,
+            blocks: SlotBlocks::default(),
         }
     }
 
@@ -64,12 +69,12 @@ impl GpuBucket {
         self.capacity = capacity;
     }
 
-    /// Uploads the slots in `dirty` from `transforms` (the bucket's dense array) and
-    /// takes `live` as the live count.
+    /// Uploads the slots in `dirty` from `transforms` (the bucket's dense array), takes
+    /// `live` as the live count and brings the blocks' bounds up to date.
     pub fn write(
         &mut self,
         renderer: &Renderer,
-        transforms: &[[f32; 16]],
+        transforms: &[Mat4],
         dirty: &[Range<u32>],
         live: usize,
     ) {
@@ -85,5 +90,6 @@ impl GpuBucket {
             );
         }
         self.count = live;
+        self.blocks.update(transforms, dirty, live);
     }
 }

@@ -12,6 +12,7 @@ use wgpu::{Buffer, BufferUsages, CommandEncoder};
 
 use sylva_buckets::BucketKey;
 
+use super::blocks::{largest_axis, SlotBlocks};
 use super::bucket::GpuBucket;
 use super::pipelines::{instance_buffer, INSTANCE_STRIDE};
 
@@ -43,6 +44,13 @@ impl Frustum {
         self.planes
             .iter()
             .all(|p| p.truncate().dot(center) + p.w >= -radius)
+    }
+
+    /// Whether all of the sphere is inside.
+    pub fn contains_sphere(&self, center: Vec3, radius: f32) -> bool {
+        self.planes
+            .iter()
+            .all(|p| p.truncate().dot(center) + p.w >= radius)
     }
 
     /// Whether the sphere, or the shadow it casts with `light`, can reach inside: the
@@ -92,13 +100,10 @@ pub struct Sphere {
 impl Sphere {
     /// The sphere of an instance placed by `model` (scale taken as its largest axis).
     pub fn transformed(self, model: &Mat4) -> (Vec3, f32) {
-        let scale = model
-            .x_axis
-            .truncate()
-            .length()
-            .max(model.y_axis.truncate().length())
-            .max(model.z_axis.truncate().length());
-        (model.transform_point3(self.center), self.radius * scale)
+        (
+            model.transform_point3(self.center),
+            self.radius * largest_axis(model),
+        )
     }
 
     /// A sphere around `positions` (centre of their box), for parts without one.
@@ -117,6 +122,16 @@ impl Sphere {
         let radius = positions.map(|p| p.distance(center)).fold(0.0, f32::max);
         Self { center, radius }
     }
+}
+
+/// A bucket's live instances as culling sees them.
+pub struct Instances<'a> {
+    /// The live slots' transforms.
+    pub transforms: &'a [Mat4],
+    /// Their bounds, block by block.
+    pub blocks: &'a SlotBlocks,
+    /// The part's sphere in prop space.
+    pub part: Sphere,
 }
 
 /// The instances one view draws: runs of visible slots per bucket, and the compact
@@ -149,26 +164,42 @@ impl VisibleList {
         self.len = 0;
     }
 
-    /// Appends the runs of `transforms`' slots whose instance of `sphere` the view
-    /// draws (`draws` of its centre and radius). A stroke's placements sit in
-    /// neighbouring slots, so runs are long.
+    /// Appends the runs of slots whose instance the view draws (`draws` of its sphere's
+    /// centre and radius). A block whose bounding sphere `draws` refuses is skipped
+    /// whole, and one that `holds_all` (a sphere wholly in view) is taken whole; only
+    /// the rest test their instances. A stroke's placements sit in neighbouring slots,
+    /// so runs are long.
     pub fn add_bucket(
         &mut self,
         key: BucketKey,
-        transforms: &[Mat4],
-        sphere: Sphere,
+        instances: &Instances,
         draws: impl Fn(Vec3, f32) -> bool,
+        holds_all: impl Fn(Vec3, f32) -> bool,
     ) {
         let start = self.len;
         let mut run: Option<Range<u32>> = None;
-        for (slot, model) in (0u32..).zip(transforms) {
-            let (center, radius) = sphere.transformed(model);
-            let visible = draws(center, radius);
-            match (&mut run, visible) {
-                (Some(r), true) => r.end = slot + 1,
-                (None, true) => run = Some(slot..slot + 1),
-                (Some(_), false) => self.push_run(key, run.take()),
-                (None, false) => {}
+        let mut extend =
+            |view: &mut Self, slots: Range<u32>, visible: bool| match (&mut run, visible) {
+                (Some(r), true) if r.end == slots.start => r.end = slots.end,
+                (_, true) => {
+                    view.push_run(key, run.take());
+                    run = Some(slots);
+                }
+                (_, false) => view.push_run(key, run.take()),
+            };
+        let live = instances.transforms.len();
+        for (slots, block) in instances.blocks.iter(live) {
+            let (center, radius) = block.sphere(instances.part);
+            if !draws(center, radius) {
+                extend(self, slots, false);
+            } else if holds_all(center, radius) {
+                extend(self, slots, true);
+            } else {
+                for slot in slots {
+                    let model = &instances.transforms[slot as usize];
+                    let (center, radius) = instances.part.transformed(model);
+                    extend(self, slot..slot + 1, draws(center, radius));
+                }
             }
         }
         self.push_run(key, run);

@@ -3,6 +3,7 @@
 //! bucket with one instanced draw, into rend3's own HDR and depth targets (so props and
 //! rend3 objects occlude each other) and into each directional light's shadow map.
 
+mod blocks;
 mod bucket;
 mod cull;
 mod geometry;
@@ -29,7 +30,7 @@ pub use pipelines::INSTANCE_STRIDE;
 
 use bucket::GpuBucket;
 pub use cull::LightReach;
-use cull::{Frustum, VisibleList};
+use cull::{Frustum, Instances, VisibleList};
 use pipelines::Pipelines;
 use upload::{BindingTexture, GpuPart};
 
@@ -166,10 +167,9 @@ impl PropsRenderer {
             if let Some(capacity) = update.reallocate_to {
                 gpu.reserve(renderer, capacity as usize);
             }
-            let transforms: &[[f32; 16]] = bytemuck::cast_slice(bucket.transforms());
             gpu.write(
                 renderer,
-                transforms,
+                bucket.transforms(),
                 changes.dirty_runs(update),
                 update.len as usize,
             );
@@ -231,14 +231,27 @@ impl PropsRenderer {
             let transforms = &transforms[..bucket.count.min(transforms.len())];
             stats.instances_in_buckets += transforms.len();
             let (seen, shadows) = self.views.split_at_mut(1);
-            seen[0].add_bucket(key, transforms, part.bounds, |c, r| {
-                camera.intersects_sphere(c, r)
-            });
+            let instances = Instances {
+                transforms,
+                blocks: &bucket.blocks,
+                part: part.bounds,
+            };
+            seen[0].add_bucket(
+                key,
+                &instances,
+                |c, r| camera.intersects_sphere(c, r),
+                |c, r| camera.contains_sphere(c, r),
+            );
             for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
-                view.add_bucket(key, transforms, part.bounds, |c, r| {
-                    frustum.intersects_sphere(c, r)
-                        && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
-                });
+                view.add_bucket(
+                    key,
+                    &instances,
+                    |c, r| {
+                        frustum.intersects_sphere(c, r)
+                            && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
+                    },
+                    |_, _| false,
+                );
             }
             if let Some(seen) = self.views[0].range(&key) {
                 let count = seen.len();
