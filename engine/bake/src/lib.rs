@@ -2,7 +2,7 @@
 //! part indexes one shared vertex buffer ([`chain`], built from the named [`stages`]);
 //! [`key`] says what an entry depends on; [`folder`] bakes an assets folder into a
 //! cache folder incrementally and in parallel, [`check`] verifies a committed bake,
-//! [`watch`] keeps one current.
+//! [`watch()`] keeps one current.
 
 pub mod asset;
 pub mod chain;

@@ -1,7 +1,7 @@
 //! The bake cache. One file per baked asset ("entry"), named after its content key;
 //! `manifest.ron` maps asset paths to entries for the runtime's hot reload.
 //!
-//! - [`format`]: the entry file format. Pure bytes in, bytes out: [`encode`] writes a
+//! - [`format`](mod@format): the entry file format. Pure bytes in, bytes out: [`encode`] writes a
 //!   [`BakedAsset`]; [`Entry::parse`] checks magic, version, checksum and every range,
 //!   then hands out views whose vertex, index and texture slices borrow the file bytes
 //!   (no copy), each blob 16-byte aligned in the file for direct GPU upload.

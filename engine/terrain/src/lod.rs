@@ -229,72 +229,63 @@ impl TerrainLod {
         (self.cells.0.div_ceil(cells), self.cells.1.div_ceil(cells))
     }
 
-    fn leaf_level(&self, terrain: &Terrain, depth: u8) -> Level {
+    /// The level of patches at `depth`, each patch's bounds from `bounds_of`.
+    fn level(&self, depth: u8, mut bounds_of: impl FnMut(PatchId) -> PatchBounds) -> Level {
         let (across, down) = self.counts(depth);
         let mut bounds = Vec::with_capacity(across * down);
-        for z in 0..down {
-            for x in 0..across {
-                let id = PatchId {
-                    depth,
-                    x: x as u32,
-                    z: z as u32,
-                };
-                let (columns, rows) = self.samples(id);
-                let (mut min_y, mut max_y) = (f32::INFINITY, f32::NEG_INFINITY);
-                for row in rows[0]..=rows[rows.len() - 1] {
-                    for column in columns[0]..=columns[columns.len() - 1] {
-                        let h = terrain.sample_at(column, row);
-                        min_y = min_y.min(h);
-                        max_y = max_y.max(h);
-                    }
-                }
-                bounds.push(PatchBounds {
-                    error: 0.0,
-                    min_y,
-                    max_y,
-                });
+        for z in 0..down as u32 {
+            for x in 0..across as u32 {
+                bounds.push(bounds_of(PatchId { depth, x, z }));
             }
         }
         Level { across, bounds }
     }
 
-    fn parent_level(&self, terrain: &Terrain, depth: u8, finer: &Level) -> Level {
-        let (across, down) = self.counts(depth);
-        let (_, step) = self.patch_cells_and_step(depth);
-        let mut bounds = Vec::with_capacity(across * down);
-        for z in 0..down {
-            for x in 0..across {
-                let id = PatchId {
-                    depth,
-                    x: x as u32,
-                    z: z as u32,
-                };
-                let mut merged = PatchBounds {
-                    error: 0.0,
-                    min_y: f32::INFINITY,
-                    max_y: f32::NEG_INFINITY,
-                };
-                for (dx, dz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    let (cx, cz) = (x * 2 + dx, z * 2 + dz);
-                    if cx >= finer.across {
-                        continue;
-                    }
-                    let Some(child) = finer.bounds.get(cz * finer.across + cx) else {
-                        continue;
-                    };
-                    merged.error = merged.error.max(child.error);
-                    merged.min_y = merged.min_y.min(child.min_y);
-                    merged.max_y = merged.max_y.max(child.max_y);
+    fn leaf_level(&self, terrain: &Terrain, depth: u8) -> Level {
+        self.level(depth, |id| {
+            let (columns, rows) = self.samples(id);
+            let (mut min_y, mut max_y) = (f32::INFINITY, f32::NEG_INFINITY);
+            for row in rows[0]..=rows[rows.len() - 1] {
+                for column in columns[0]..=columns[columns.len() - 1] {
+                    let h = terrain.sample_at(column, row);
+                    min_y = min_y.min(h);
+                    max_y = max_y.max(h);
                 }
-                let (columns, rows) = self.samples(id);
-                let fine_columns = stepped(columns[0], columns[columns.len() - 1], step / 2);
-                let fine_rows = stepped(rows[0], rows[rows.len() - 1], step / 2);
-                merged.error +=
-                    grid_deviation(terrain, (&columns, &rows), (&fine_columns, &fine_rows));
-                bounds.push(merged);
             }
-        }
-        Level { across, bounds }
+            PatchBounds {
+                error: 0.0,
+                min_y,
+                max_y,
+            }
+        })
+    }
+
+    fn parent_level(&self, terrain: &Terrain, depth: u8, finer: &Level) -> Level {
+        let (_, step) = self.patch_cells_and_step(depth);
+        self.level(depth, |id| {
+            let mut merged = PatchBounds {
+                error: 0.0,
+                min_y: f32::INFINITY,
+                max_y: f32::NEG_INFINITY,
+            };
+            for (dx, dz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let (cx, cz) = (id.x as usize * 2 + dx, id.z as usize * 2 + dz);
+                if cx >= finer.across {
+                    continue;
+                }
+                let Some(child) = finer.bounds.get(cz * finer.across + cx) else {
+                    continue;
+                };
+                merged.error = merged.error.max(child.error);
+                merged.min_y = merged.min_y.min(child.min_y);
+                merged.max_y = merged.max_y.max(child.max_y);
+            }
+            let (columns, rows) = self.samples(id);
+            let fine_columns = stepped(columns[0], columns[columns.len() - 1], step / 2);
+            let fine_rows = stepped(rows[0], rows[rows.len() - 1], step / 2);
+            merged.error += grid_deviation(terrain, (&columns, &rows), (&fine_columns, &fine_rows));
+            merged
+        })
     }
 }
 

@@ -14,6 +14,7 @@ use sylva_scatter::{
 };
 use sylva_terrain::HeightmapScale;
 
+use crate::folders::EditOutput;
 use crate::{assets, files, presets, world};
 
 #[derive(clap::Args)]
@@ -56,15 +57,8 @@ pub struct Args {
     /// Most placements a new session holds.
     #[arg(long)]
     cap: Option<usize>,
-    /// The assets folder holding catalog.ron and the props (for a new session).
-    #[arg(long, default_value = "assets")]
-    assets: PathBuf,
-    /// Write the session journal with the fill here.
-    #[arg(long)]
-    save: Option<PathBuf>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: EditOutput,
 }
 
 #[derive(Serialize)]
@@ -113,7 +107,12 @@ pub fn run(args: Args) -> Result<()> {
                 None => TerrainSource::DefaultWorld,
             };
             let terrain = world::load(&source, Path::new("."))?;
-            let session = Session::new(args.seed, cap, source, assets::snapshot(&args.assets)?);
+            let session = Session::new(
+                args.seed,
+                cap,
+                source,
+                assets::snapshot(&args.output.assets)?,
+            );
             (session, terrain)
         }
     };
@@ -150,7 +149,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut report = applied.report.unwrap_or_default();
     // The whole fill, planning included, as the user waited for it.
     report.micros = started.elapsed().as_micros() as u64;
-    if let Some(path) = &args.save {
+    if let Some(path) = &args.output.save {
         files::write_atomically(path, editor.session().to_ron().as_bytes())?;
     }
     let output = Output {
@@ -162,7 +161,7 @@ pub fn run(args: Args) -> Result<()> {
         digest: editor.painter().digest(),
         report,
     };
-    if args.json {
+    if args.output.json {
         println!("{}", serde_json::to_string(&output)?);
     } else {
         let replaced = match output.replaced {

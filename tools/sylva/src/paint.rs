@@ -7,6 +7,7 @@ use sylva_scatter::{
 };
 use sylva_terrain::default_world;
 
+use crate::folders::EditOutput;
 use crate::{assets, files, presets, world};
 
 #[derive(clap::Args)]
@@ -28,15 +29,8 @@ pub struct Args {
     /// Most placements the session holds; past it the oldest go first.
     #[arg(long, default_value_t = DEFAULT_PLACEMENT_CAP)]
     cap: usize,
-    /// The assets folder holding catalog.ron and the props.
-    #[arg(long, default_value = "assets")]
-    assets: PathBuf,
-    /// Also write the session journal of this stroke here.
-    #[arg(long)]
-    save: Option<PathBuf>,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    output: EditOutput,
 }
 
 #[derive(Serialize)]
@@ -62,7 +56,7 @@ pub fn run(args: Args) -> Result<()> {
         args.seed,
         args.cap,
         TerrainSource::DefaultWorld,
-        assets::snapshot(&args.assets)?,
+        assets::snapshot(&args.output.assets)?,
     );
     assets::resolve(&session.catalog)?;
     let mut editor = Editor::new(&session)?;
@@ -70,10 +64,10 @@ pub fn run(args: Args) -> Result<()> {
     editor.begin_paint(&name, brush)?;
     editor.dab(&terrain, at)?;
     let report = editor.end_stroke().unwrap_or_default();
-    if let Some(path) = &args.save {
+    if let Some(path) = &args.output.save {
         files::write_atomically(path, editor.session().to_ron().as_bytes())?;
     }
-    if args.json {
+    if args.output.json {
         let output = Output {
             preset: &preset.name,
             at: at.to_array(),
