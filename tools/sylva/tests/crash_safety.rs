@@ -94,10 +94,18 @@ fn bakes_killed_at_random_moments_leave_whole_entries_and_the_next_bake_finishes
         cache.root().to_str().unwrap(),
     ];
 
-    // How long a cold bake takes here, to spread the kills over it.
-    let started = Instant::now();
-    assert!(spawn(&args).wait().unwrap().success());
-    let cold = started.elapsed();
+    // How long a cold bake takes here, to spread the kills over it: the fastest of
+    // three, since the first one also pays for cold file caches and would spread the
+    // kills past the end of most bakes.
+    let cold = (0..3)
+        .map(|_| {
+            let _ = fs::remove_dir_all(cache.root());
+            let started = Instant::now();
+            assert!(spawn(&args).wait().unwrap().success());
+            started.elapsed()
+        })
+        .min()
+        .unwrap();
     let props = cache.read_manifest().unwrap().assets.len();
 
     let mut rng = Mulberry32::new(SEED);
