@@ -131,20 +131,33 @@ impl TerrainLod {
     }
 
     /// The mesh of patch `id`: its grid, plus a skirt hanging from every edge it shares
-    /// with another patch, deep enough to cover the crack to a neighbour up to two
-    /// depths coarser. Skirts face outwards; the terrain's outer border has none.
+    /// with another patch, twice its parent's error deep (a crack is at most the sum of
+    /// the two sides' errors). Skirts face outwards; the terrain's outer border has none,
+    /// and near it they are no deeper than a quarter of their distance to it, so they
+    /// do not show below the terrain's edge from outside.
     pub fn patch_mesh(&self, terrain: &Terrain, id: PatchId) -> TerrainMesh {
         let (columns, rows) = self.samples(id);
         let mut mesh = terrain.grid_mesh(&columns, &rows);
         let width = columns.len();
         let height = rows.len();
         let at = |column: usize, row: usize| (row * width + column) as u32;
-        let grandparent = PatchId {
-            depth: id.depth.saturating_sub(2),
-            x: id.x >> (id.depth - id.depth.saturating_sub(2)),
-            z: id.z >> (id.depth - id.depth.saturating_sub(2)),
+        let parent = PatchId {
+            depth: id.depth.saturating_sub(1),
+            x: id.x >> u8::from(id.depth > 0),
+            z: id.z >> u8::from(id.depth > 0),
         };
-        let depth = 2.0 * self.error(grandparent) + self.spacing;
+        let full_depth = 2.0 * self.error(parent) + self.spacing;
+        let (low, high) = (
+            self.min_corner,
+            self.min_corner + self.spacing * Vec2::new(self.cells.0 as f32, self.cells.1 as f32),
+        );
+        let depth = |p: Vec3| {
+            let to_border = (p.x - low.x)
+                .min(high.x - p.x)
+                .min(p.z - low.y)
+                .min(high.y - p.z);
+            full_depth.min(0.25 * to_border.max(0.0))
+        };
         let on_border = |column: usize, row: usize| {
             let (column, row) = (columns[column], rows[row]);
             column == 0 || row == 0 || column == self.cells.0 || row == self.cells.1
@@ -175,7 +188,7 @@ impl TerrainLod {
         ];
         for (shared, edge, outward) in edges {
             if shared {
-                add_skirt(&mut mesh, terrain, &edge, outward, depth);
+                add_skirt(&mut mesh, terrain, &edge, outward, &depth);
             }
         }
         mesh
@@ -338,33 +351,35 @@ fn grid_deviation(
     deviation
 }
 
-/// Hangs a skirt `depth` metres deep from the edge through `edge` (vertex indices in
+/// Hangs a skirt `depth(vertex)` metres deep from the edge through `edge` (vertex indices in
 /// order along it, each with whether it lies on the terrain's outer border), wound to
-/// face `outward`. The skirt tapers to nothing at outer-border vertices, where no
-/// neighbour can leave a crack and a hanging skirt would show from outside.
+/// face `outward`. Segments touching the outer border get none.
 fn add_skirt(
     mesh: &mut TerrainMesh,
     terrain: &Terrain,
     edge: &[(u32, bool)],
     outward: Vec3,
-    depth: f32,
+    depth: &impl Fn(Vec3) -> f32,
 ) {
     let lowered: Vec<u32> = edge
         .iter()
-        .map(|&(i, on_border)| {
-            let drop = if on_border { 0.0 } else { depth };
-            mesh.push_vertex(terrain, Vec3::from(mesh.positions[i as usize]), drop)
+        .map(|&(i, _)| {
+            let top = Vec3::from(mesh.positions[i as usize]);
+            mesh.push_vertex(terrain, top, depth(top))
         })
         .collect();
     let position = |mesh: &TerrainMesh, i: u32| Vec3::from(mesh.positions[i as usize]);
     for k in 0..edge.len() - 1 {
+        // A segment reaching the outer border would show below the terrain's edge from
+        // outside; the crack it covers closes there (neighbours share that sample).
+        if edge[k].1 || edge[k + 1].1 {
+            continue;
+        }
         let (a, b) = (edge[k].0, edge[k + 1].0);
         let (a_low, b_low) = (lowered[k], lowered[k + 1]);
-        // The side of the quad (a, b, b_low, a_low) the winding a → b → a_low faces;
-        // measured at whichever end hangs (the other may taper to nothing).
+        // The side of the quad (a, b, b_low, a_low) the winding a → b → a_low faces.
         let pa = position(mesh, a);
-        let down = (position(mesh, a_low) - pa) + (position(mesh, b_low) - position(mesh, b));
-        let facing = (position(mesh, b) - pa).cross(down);
+        let facing = (position(mesh, b) - pa).cross(position(mesh, a_low) - pa);
         if facing.dot(outward) >= 0.0 {
             mesh.indices
                 .extend_from_slice(&[a, b, a_low, b, b_low, a_low]);
