@@ -30,7 +30,8 @@ pub enum WorldError {
 }
 
 pub struct World {
-    terrain: Terrain,
+    /// Shared, so a fill can be planned on another thread while painting goes on.
+    terrain: Arc<Terrain>,
     editor: Editor,
     registry: PlacementRegistry,
     lod: LodController,
@@ -41,7 +42,7 @@ impl World {
     /// An empty session on `terrain` from the header of `session`.
     pub fn new(terrain: Terrain, session: &Session, lod: &LodConfig) -> Result<Self, WorldError> {
         Ok(Self {
-            terrain,
+            terrain: Arc::new(terrain),
             editor: Editor::new(session)?,
             registry: PlacementRegistry::new(),
             lod: LodController::new(lod)?,
@@ -65,6 +66,11 @@ impl World {
 
     pub fn terrain(&self) -> &Terrain {
         &self.terrain
+    }
+
+    /// The terrain, for work done away from the world (see [`Editor::fill_job`]).
+    pub fn shared_terrain(&self) -> Arc<Terrain> {
+        Arc::clone(&self.terrain)
     }
 
     pub fn editor(&self) -> &Editor {

@@ -266,6 +266,72 @@ fn a_scripted_session_paints_erases_undoes_saves_and_opens_what_replay_reproduce
     );
 }
 
+/// The bottom-left corner, below both HUD panels whatever their messages.
+fn below_hud(image: &RgbaImage) -> RgbaImage {
+    let (left, top) = (390usize, 240usize);
+    let width = image.width as usize;
+    RgbaImage {
+        width: left as u32,
+        height: image.height - top as u32,
+        pixels: (top..image.height as usize)
+            .flat_map(|row| image.pixels[row * width * 4..(row * width + left) * 4].to_vec())
+            .collect(),
+    }
+}
+
+#[test]
+fn a_scripted_session_fills_the_view_and_a_lasso_and_a_cancelled_fill_leaves_no_trace() {
+    let xvfb = Xvfb::start();
+    let dir = temp_dir("fill");
+    let assets = repo().join("assets");
+    let presets = repo().join("presets");
+    let script = repo().join("tools/viewer/scripts/fill.script");
+    let summary = json(&sylva(
+        &xvfb.display,
+        &dir,
+        &[
+            "view",
+            "--assets",
+            assets.to_str().unwrap(),
+            "--presets",
+            presets.to_str().unwrap(),
+            "--size",
+            "640x360",
+            "--script",
+            script.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(summary["errors"], serde_json::json!([]), "{summary:#}");
+    assert_eq!(summary["strokes"], 0);
+    assert_eq!(
+        summary["fills"], 2,
+        "the view and the lasso; not the cancelled one"
+    );
+    let placements = summary["placements"].as_u64().unwrap();
+    assert!(placements > 2000, "{placements}");
+    let replay = json(&sylva(
+        &xvfb.display,
+        &dir,
+        &["replay", "--json", "shots/fill.session.ron"],
+    ));
+    assert_eq!(replay["placements"].as_u64(), Some(placements));
+    assert_eq!(replay["digest"], summary["digest"]);
+
+    let shot = |name: &str| below_hud(&image(&dir.join("shots").join(name)));
+    let (empty, view) = (shot("0-empty.png"), shot("2-view-filled.png"));
+    assert!(differing_share(&empty, &view) > 0.3, "the view fills");
+    let lasso = shot("3-lasso-filled.png");
+    assert!(
+        differing_share(&view, &lasso) > 0.02,
+        "trees fill the lasso"
+    );
+    let cancelled = differing_share(&lasso, &shot("4-cancelled.png"));
+    assert!(
+        cancelled < 0.002,
+        "a cancelled fill changes nothing ({cancelled} of pixels differ)"
+    );
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

@@ -261,6 +261,7 @@ impl App {
         for pass in self.watcher.iter().flat_map(Watcher::poll) {
             self.workspace.apply_watch_pass(&pass);
         }
+        self.workspace.poll_fill();
         self.workspace.poll_loads();
         self.move_camera(dt);
         self.draw(elapsed)?;
@@ -282,6 +283,7 @@ impl App {
             elapsed,
             loads_in_flight: self.workspace.loads_in_flight() > 0,
             rebakes: self.workspace.rebakes(),
+            fill_running: self.workspace.fill_progress().is_some(),
         };
         let cue = player.next_frame(progress);
         let (source_name, line) = (player.source_name().to_owned(), player.line());
@@ -350,7 +352,9 @@ impl App {
     /// Places the cursor, lays out the HUD (running its clicks) and draws the frame,
     /// into the screenshot first when one is due.
     fn draw(&mut self, elapsed: Duration) -> Result<(), ViewerError> {
-        let erasing = self.controls.erase_mode() || self.controls.is_held(Key::Shift);
+        let lasso_mode = self.controls.lasso_mode();
+        let erasing =
+            !lasso_mode && (self.controls.erase_mode() || self.controls.is_held(Key::Shift));
         let markers = self.workspace.cursor_markers(erasing);
         self.gpu.set_cursor(self.workspace.host(), &markers);
 
@@ -359,6 +363,7 @@ impl App {
             clock: &self.clock,
             camera: self.camera.mode(),
             erase_mode: erasing,
+            lasso_mode,
             watching: self.watcher.is_some(),
         };
         let model = HudModel::build(&self.workspace, &figures);
@@ -418,6 +423,23 @@ impl App {
                 }
             }
             Command::EndStroke => self.workspace.end_stroke(),
+            Command::FillView => self.fill_view(),
+            Command::BeginLasso(at) => {
+                if let Some(ground) = self.hover(at) {
+                    self.workspace.begin_lasso(ground);
+                }
+            }
+            Command::LassoTo(_) => {
+                // The Hover before it cast the ray.
+                if let Some(hit) = self.workspace.last_hover().and_then(|h| h.hit) {
+                    self.workspace.lasso_to(Vec2::new(hit.x, hit.z));
+                }
+            }
+            Command::EndLasso => self.workspace.end_lasso(),
+            Command::ToggleLassoMode => {
+                let on = !self.controls.lasso_mode();
+                self.controls.set_lasso_mode(on);
+            }
             Command::Undo => self.workspace.undo(),
             Command::Redo => self.workspace.redo(),
             Command::Save => match self.workspace.save(None) {
@@ -454,7 +476,26 @@ impl App {
                 self.camera
                     .set_mode(mode, |x, z| terrain.sample_height(x, z));
             }
-            Command::Quit => self.quit = true,
+            Command::Cancel => {
+                if self.workspace.cancel() {
+                    self.controls.drop_lasso();
+                } else {
+                    self.quit = true;
+                }
+            }
+        }
+    }
+
+    /// Fills the ground in view with the active preset.
+    fn fill_view(&mut self) {
+        let size = self.gpu.size().as_vec2();
+        let size = Vec2::new(size.x, size.y);
+        let camera = &self.camera;
+        let started = self
+            .workspace
+            .fill_view(size, |pixel| camera.ray_through(pixel, size));
+        if let Err(e) = started {
+            self.workspace.error(e.to_string());
         }
     }
 
@@ -544,6 +585,7 @@ impl App {
             window: [size.x, size.y],
             frames: self.frames,
             strokes: self.workspace.strokes(),
+            fills: self.workspace.fills(),
             placements: painter.len(),
             digest: painter.digest(),
             saved: self.saved.clone(),

@@ -25,10 +25,12 @@ pub enum Tint {
     Idle,
     /// The brush erases.
     Erase,
+    /// The path of a lasso being drawn.
+    Lasso,
 }
 
 impl Tint {
-    pub const ALL: [Tint; 3] = [Tint::Fires, Tint::Idle, Tint::Erase];
+    pub const ALL: [Tint; 4] = [Tint::Fires, Tint::Idle, Tint::Erase, Tint::Lasso];
 
     /// Linear base colour of the markers.
     pub fn color(self) -> [f32; 4] {
@@ -36,6 +38,7 @@ impl Tint {
             Tint::Fires => [0.1, 0.9, 0.15, 1.0],
             Tint::Idle => [0.95, 0.08, 0.05, 1.0],
             Tint::Erase => [1.0, 0.55, 0.0, 1.0],
+            Tint::Lasso => [0.1, 0.45, 1.0, 1.0],
         }
     }
 
@@ -44,6 +47,7 @@ impl Tint {
             Tint::Fires => "fires",
             Tint::Idle => "idle",
             Tint::Erase => "erase",
+            Tint::Lasso => "lasso",
         }
     }
 }
@@ -114,18 +118,53 @@ pub fn markers(
         .chain(ring)
         .filter(|p| terrain.contains(p.x, p.y))
         .map(|p| {
-            let ground = Vec3::new(p.x, terrain.sample_height(p.x, p.y), p.y);
             let scale = if p == center { size * 1.5 } else { size };
-            Marker {
-                transform: Mat4::from_scale_rotation_translation(
-                    Vec3::splat(scale),
-                    Quat::IDENTITY,
-                    ground + Vec3::Y * (MARKER_LIFT + scale * 0.5),
-                ),
-                tint: tint_at(p),
-            }
+            marker_at(terrain, p, scale, tint_at(p))
         })
         .collect()
+}
+
+/// Most markers a lasso's path is drawn with.
+pub const LASSO_MARKERS: usize = 400;
+
+/// Markers along a lasso's ground path (and the gap back to its start, which closes
+/// it), at most [`LASSO_MARKERS`] of them, sized by their spacing.
+pub fn lasso_markers(terrain: &Terrain, path: &[Vec2]) -> Vec<Marker> {
+    let (Some(&first), Some(&last)) = (path.first(), path.last()) else {
+        return Vec::new();
+    };
+    let length: f32 =
+        path.windows(2).map(|w| w[0].distance(w[1])).sum::<f32>() + last.distance(first);
+    let step = (length / LASSO_MARKERS as f32).max(f32::MIN_POSITIVE);
+    let size = (step * 0.6).clamp(0.3, 4.0);
+    let mut markers = Vec::new();
+    let mut carried = 0.0;
+    for (a, b) in path.iter().zip(path.iter().skip(1).chain([&first])) {
+        let span = a.distance(*b);
+        let mut along = carried;
+        while along < span && markers.len() < LASSO_MARKERS {
+            let p = a.lerp(*b, along / span);
+            if terrain.contains(p.x, p.y) {
+                markers.push(marker_at(terrain, p, size, Tint::Lasso));
+            }
+            along += step;
+        }
+        carried = (along - span).max(0.0);
+    }
+    markers
+}
+
+/// A marker of `scale` metres floating just above the ground at `p`.
+fn marker_at(terrain: &Terrain, p: Vec2, scale: f32, tint: Tint) -> Marker {
+    let ground = Vec3::new(p.x, terrain.sample_height(p.x, p.y), p.y);
+    Marker {
+        transform: Mat4::from_scale_rotation_translation(
+            Vec3::splat(scale),
+            Quat::IDENTITY,
+            ground + Vec3::Y * (MARKER_LIFT + scale * 0.5),
+        ),
+        tint,
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use sylva_render::props::DrawStats;
 use sylva_scatter::{Rejection, StrokeReport};
 
 use crate::camera::CameraMode;
+use crate::fill::FillProgress;
 use crate::loader::PropStatus;
 use crate::timing::FrameClock;
 use crate::watch::WatchPass;
@@ -33,6 +34,8 @@ pub struct PropRow {
 #[derive(Clone, Debug, PartialEq)]
 pub struct HudModel {
     pub brush: String,
+    /// The fill being planned: what it says and how far it is, 0 to 1.
+    pub fill: Option<(String, f32)>,
     pub stroke: Vec<String>,
     pub render: Vec<String>,
     pub timing: Vec<String>,
@@ -50,6 +53,7 @@ pub struct FrameFigures<'a> {
     pub clock: &'a FrameClock,
     pub camera: CameraMode,
     pub erase_mode: bool,
+    pub lasso_mode: bool,
     /// Whether the bake watcher runs.
     pub watching: bool,
 }
@@ -60,7 +64,11 @@ impl HudModel {
         let preset = workspace
             .active()
             .map_or("no preset".to_owned(), |a| a.preset.name.clone());
-        let mode = if frame.erase_mode { "erase" } else { "paint" };
+        let mode = match (frame.erase_mode, frame.lasso_mode) {
+            (true, _) => "erase",
+            (false, true) => "lasso fill",
+            (false, false) => "paint",
+        };
         let camera = match frame.camera {
             CameraMode::Orbit => "orbit",
             CameraMode::Fly => "fly",
@@ -81,6 +89,9 @@ impl HudModel {
                 "{preset} · {mode} · radius {:.1} m · density {:.2}/m² · camera {camera}",
                 brush.radius, brush.density_per_m2
             ),
+            fill: workspace
+                .fill_progress()
+                .map(|p| (fill_line(&p), p.fraction())),
             stroke: stroke_lines(workspace.last_stroke()),
             render: render_lines(frame.draw, frame.clock, workspace),
             timing: timing_lines(workspace),
@@ -111,6 +122,14 @@ pub fn stroke_lines(last: Option<LastStroke>) -> Vec<String> {
         Some(LastStroke::Erase { removed, dabs }) => {
             vec![format!("erased {removed} placements in {dabs} dabs")]
         }
+        Some(LastStroke::Fill { report, seconds }) => {
+            let mut lines = vec![format!(
+                "fill placed {} of {} candidates, planned in {seconds:.2} s",
+                report.placed, report.candidates
+            )];
+            lines.extend(rejection_lines(&report));
+            lines
+        }
         Some(LastStroke::Paint(report)) => {
             let mut lines = vec![format!(
                 "placed {} of {} candidates in {:.1} ms",
@@ -125,6 +144,17 @@ pub fn stroke_lines(last: Option<LastStroke>) -> Vec<String> {
             lines
         }
     }
+}
+
+/// `filling the view with meadow: 43 % · 1.2 s · Esc cancels`
+pub fn fill_line(progress: &FillProgress) -> String {
+    format!(
+        "filling {} with {}: {:.0} % · {:.1} s · Esc cancels",
+        progress.what,
+        progress.preset,
+        progress.fraction() * 100.0,
+        progress.elapsed.as_secs_f32()
+    )
 }
 
 fn rejection_lines(report: &StrokeReport) -> Vec<String> {

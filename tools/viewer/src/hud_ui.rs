@@ -131,9 +131,17 @@ fn brush_panel(ctx: &CtxRef, model: &HudModel, commands: &mut Vec<Command>) {
         .default_width(230.0)
         .show(ctx, |ui| {
             ui.label(RichText::new(&model.brush).strong());
+            if let Some((line, fraction)) = &model.fill {
+                ui.add(egui::ProgressBar::new(*fraction).text(line.as_str()));
+                if ui.small_button("cancel fill").clicked() {
+                    commands.push(Command::Cancel);
+                }
+            }
             ui.horizontal(|ui| {
                 let buttons = [
                     ("erase", Command::ToggleEraseMode),
+                    ("lasso", Command::ToggleLassoMode),
+                    ("fill view", Command::FillView),
                     ("undo", Command::Undo),
                     ("redo", Command::Redo),
                     ("save", Command::Save),

@@ -30,6 +30,8 @@ pub enum Key {
     D,
     Q,
     E,
+    F,
+    L,
     Z,
     Y,
     O,
@@ -49,7 +51,7 @@ pub enum Key {
     Digit(u8),
 }
 
-const NAMED_KEYS: [(&str, Key); 22] = [
+const NAMED_KEYS: [(&str, Key); 24] = [
     ("shift", Key::Shift),
     ("ctrl", Key::Ctrl),
     ("tab", Key::Tab),
@@ -60,6 +62,8 @@ const NAMED_KEYS: [(&str, Key); 22] = [
     ("d", Key::D),
     ("q", Key::Q),
     ("e", Key::E),
+    ("f", Key::F),
+    ("l", Key::L),
     ("z", Key::Z),
     ("y", Key::Y),
     ("o", Key::O),
@@ -139,6 +143,15 @@ pub enum Command {
     /// The pointer moved while a stroke is open.
     StrokeTo(Vec2),
     EndStroke,
+    /// Fill the ground in view with the active preset.
+    FillView,
+    /// Pointer down in lasso mode: start a lasso there.
+    BeginLasso(Vec2),
+    /// The pointer moved while a lasso is open.
+    LassoTo(Vec2),
+    /// Release: close the lasso and fill it.
+    EndLasso,
+    ToggleLassoMode,
     Undo,
     Redo,
     Save,
@@ -152,7 +165,8 @@ pub enum Command {
     ScaleDensity(f32),
     ToggleEraseMode,
     ToggleCameraMode,
-    Quit,
+    /// Esc: cancel the running fill or the open lasso; with neither, quit.
+    Cancel,
 }
 
 /// Brush size and density change by this factor per key press.
@@ -165,7 +179,9 @@ pub struct Controls {
     held_buttons: BTreeSet<Button>,
     pointer: Option<Vec2>,
     stroke_open: bool,
+    lasso_open: bool,
     erase_mode: bool,
+    lasso_mode: bool,
     drag_px: Vec2,
     wheel_lines: f32,
 }
@@ -183,6 +199,10 @@ impl Controls {
         self.erase_mode
     }
 
+    pub fn lasso_mode(&self) -> bool {
+        self.lasso_mode
+    }
+
     /// Handles one event; `pointer_on_ui` says the HUD claims the pointer (its clicks
     /// must not paint). Commands are appended to `out`.
     pub fn handle(&mut self, event: InputEvent, pointer_on_ui: bool, out: &mut Vec<Command>) {
@@ -198,6 +218,9 @@ impl Controls {
                 if self.stroke_open {
                     out.push(Command::StrokeTo(at));
                 }
+                if self.lasso_open {
+                    out.push(Command::LassoTo(at));
+                }
             }
             InputEvent::Button { button, pressed } => {
                 let was_held = !if pressed {
@@ -206,6 +229,12 @@ impl Controls {
                     self.held_buttons.remove(&button)
                 };
                 match (button, pressed) {
+                    (Button::Left, true) if !was_held && !pointer_on_ui && self.lasso_mode => {
+                        if let Some(at) = self.pointer {
+                            self.lasso_open = true;
+                            out.push(Command::BeginLasso(at));
+                        }
+                    }
                     (Button::Left, true) if !was_held && !pointer_on_ui => {
                         if let Some(at) = self.pointer {
                             self.stroke_open = true;
@@ -216,6 +245,10 @@ impl Controls {
                     (Button::Left, false) if self.stroke_open => {
                         self.stroke_open = false;
                         out.push(Command::EndStroke);
+                    }
+                    (Button::Left, false) if self.lasso_open => {
+                        self.lasso_open = false;
+                        out.push(Command::EndLasso);
                     }
                     _ => {}
                 }
@@ -247,7 +280,9 @@ impl Controls {
             Key::Y if ctrl => Command::Redo,
             Key::S if ctrl => Command::Save,
             Key::O if ctrl => Command::Open,
-            Key::Escape => Command::Quit,
+            Key::Escape => Command::Cancel,
+            Key::F if !ctrl => Command::FillView,
+            Key::L if !ctrl => Command::ToggleLassoMode,
             Key::Tab => Command::ToggleCameraMode,
             Key::E if !ctrl => Command::ToggleEraseMode,
             Key::BracketLeft => Command::ScaleRadius(1.0 / BRUSH_STEP),
@@ -260,9 +295,22 @@ impl Controls {
         out.push(command);
     }
 
-    /// Turns the erase mode on or off (the HUD's button).
+    /// Turns the erase mode on or off (the HUD's button); it turns the lasso mode off.
     pub fn set_erase_mode(&mut self, on: bool) {
         self.erase_mode = on;
+        self.lasso_mode &= !on;
+    }
+
+    /// Turns the lasso mode on or off: a left drag then draws a lasso to fill instead
+    /// of painting. It turns the erase mode off.
+    pub fn set_lasso_mode(&mut self, on: bool) {
+        self.lasso_mode = on;
+        self.erase_mode &= !on;
+    }
+
+    /// Forgets an open lasso (Esc cancelled it), so the release fills nothing.
+    pub fn drop_lasso(&mut self) {
+        self.lasso_open = false;
     }
 
     /// The camera input of this frame: held movement keys as axes, and the drag and
@@ -386,6 +434,37 @@ mod tests {
                 Command::Redo
             ]
         );
+    }
+
+    #[test]
+    fn in_lasso_mode_a_left_drag_draws_a_lasso_and_esc_cancels() {
+        let mut c = Controls::default();
+        assert_eq!(
+            run(&mut c, &[key(Key::L, true)]),
+            [Command::ToggleLassoMode]
+        );
+        c.set_erase_mode(true);
+        c.set_lasso_mode(true);
+        assert!(!c.erase_mode(), "lasso and erase modes exclude each other");
+        let out = run(
+            &mut c,
+            &[at(1.0, 1.0), left(true), at(5.0, 1.0), left(false)],
+        );
+        assert_eq!(
+            out,
+            [
+                Command::Hover(Vec2::ONE),
+                Command::BeginLasso(Vec2::ONE),
+                Command::Hover(Vec2::new(5.0, 1.0)),
+                Command::LassoTo(Vec2::new(5.0, 1.0)),
+                Command::EndLasso,
+            ]
+        );
+        let out = run(&mut c, &[key(Key::F, true), key(Key::Escape, true)]);
+        assert_eq!(out, [Command::FillView, Command::Cancel]);
+        run(&mut c, &[left(true)]);
+        c.drop_lasso();
+        assert_eq!(run(&mut c, &[left(false)]), []);
     }
 
     #[test]

@@ -15,8 +15,9 @@
 //! press shift                # hold a key …
 //! release shift              # … and let it go
 //! wheel 2                    # wheel lines, + zooms in
-//! wait 10 frames             # or: wait 250 ms, wait loads (props in flight), or
+//! wait 10 frames             # or: wait 250 ms, wait loads (props in flight),
 //!                            #   wait bake (the watcher re-baked a prop, and it loaded)
+//!                            #   or wait fill (the running fill is in, or ended)
 //! screenshot out/a.png       # write the next frame to a PNG
 //! save out/run.session.ron   # save the session (default: the session file)
 //! open out/run.session.ron   # open a session in place of this one (default: the
@@ -91,9 +92,11 @@ pub enum WaitFor {
     /// Until the bake watcher re-baked a prop (after this step began) and no load is
     /// in flight.
     Bake,
+    /// Until no fill is being planned.
+    Fill,
 }
 
-/// Longest a `wait loads` or `wait bake` may take before the run fails.
+/// Longest a `wait loads`, `wait bake` or `wait fill` may take before the run fails.
 pub const WAIT_LIMIT: Duration = Duration::from_secs(180);
 
 /// What the run has done so far, as waits see it.
@@ -104,6 +107,7 @@ pub struct Progress {
     pub loads_in_flight: bool,
     /// Bake watch passes so far that re-baked at least one prop.
     pub rebakes: u32,
+    pub fill_running: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -248,17 +252,18 @@ fn parse_action(line: &str) -> Result<Action, String> {
             Ok(Action::Do(Act::Density(positive(args[0], "density")?)))
         }
         "wait" => {
-            arity(1..=2, "N frames, N ms, loads, or bake")?;
+            arity(1..=2, "N frames, N ms, loads, bake or fill")?;
             match (args[0], args.get(1).copied()) {
                 ("loads", None) => Ok(Action::Wait(WaitFor::Loads)),
                 ("bake", None) => Ok(Action::Wait(WaitFor::Bake)),
+                ("fill", None) => Ok(Action::Wait(WaitFor::Fill)),
                 (n, Some("frames" | "frame")) => {
                     Ok(Action::Wait(WaitFor::Frames(number(n, "frames")?)))
                 }
                 (n, Some("ms")) => Ok(Action::Wait(WaitFor::Time(Duration::from_millis(number(
                     n, "ms",
                 )?)))),
-                _ => Err("`wait` takes N frames, N ms, loads, or bake".into()),
+                _ => Err("`wait` takes N frames, N ms, loads, bake or fill".into()),
             }
         }
         "screenshot" => {
@@ -320,7 +325,7 @@ pub enum Cue {
     Act(Act),
     /// Render the frame and wait.
     Idle,
-    /// A `wait loads` or `wait bake` waited longer than [`WAIT_LIMIT`].
+    /// A `wait loads`, `wait bake` or `wait fill` waited longer than [`WAIT_LIMIT`].
     Stuck {
         waited: Duration,
     },
@@ -346,6 +351,7 @@ enum Waiting {
     Until(Duration),
     Loads { since: Duration },
     Bake { since: Duration, rebakes: u32 },
+    Fill { since: Duration },
 }
 
 impl Player {
@@ -384,6 +390,7 @@ impl Player {
                     progress.rebakes > rebakes && !progress.loads_in_flight,
                     Some(since),
                 ),
+                Waiting::Fill { since } => (!progress.fill_running, Some(since)),
             };
             if !done {
                 return match since.map(|since| elapsed.saturating_sub(since)) {
@@ -412,6 +419,10 @@ impl Player {
             }
             Action::Wait(WaitFor::Loads) => {
                 self.waiting = Some(Waiting::Loads { since: elapsed });
+                Cue::Idle
+            }
+            Action::Wait(WaitFor::Fill) => {
+                self.waiting = Some(Waiting::Fill { since: elapsed });
                 Cue::Idle
             }
             Action::Wait(WaitFor::Bake) => {
@@ -484,12 +495,13 @@ mod tests {
              wait 200 ms\n\
              wait loads\n\
              wait bake\n\
+             wait fill\n\
              screenshot out/a.png\n\
              save\n\
              save out/b.session.ron\n",
         )
         .unwrap();
-        assert_eq!(script.steps.len(), 20);
+        assert_eq!(script.steps.len(), 21);
         assert_eq!(script.steps[0].line, 2);
         assert_eq!(
             script.steps[1].action,
@@ -513,8 +525,9 @@ mod tests {
                 moves: 5
             }
         );
+        assert_eq!(script.steps[17].action, Action::Wait(WaitFor::Fill));
         assert_eq!(
-            script.steps[19].action,
+            script.steps[20].action,
             Action::Do(Act::Save(Some("out/b.session.ron".into())))
         );
     }
@@ -530,7 +543,7 @@ mod tests {
             ("down sideways", "unknown button `sideways`"),
             (
                 "wait 3 hours",
-                "`wait` takes N frames, N ms, loads, or bake",
+                "`wait` takes N frames, N ms, loads, bake or fill",
             ),
             ("drag 0 0 1 1 0", "0 moves: use 1 to 10000"),
             ("wait -1 frames", "frames: `-1` is not a whole number"),
@@ -549,8 +562,8 @@ mod tests {
         );
     }
 
-    /// Plays `text` with frames 100 ms apart, loads in flight for the first 5 frames
-    /// and a re-bake on frame 8.
+    /// Plays `text` with frames 100 ms apart, loads in flight for the first 5 frames,
+    /// a re-bake on frame 8 and a fill running until frame 12.
     fn play(text: &str) -> Vec<Cue> {
         let mut player = Player::new(parse(text).unwrap());
         let mut cues = Vec::new();
@@ -559,6 +572,7 @@ mod tests {
                 elapsed: Duration::from_millis(frame * 100),
                 loads_in_flight: frame < 5,
                 rebakes: u32::from(frame >= 8),
+                fill_running: frame < 12,
             });
             let done = cue == Cue::Done;
             cues.push(cue);
@@ -615,6 +629,8 @@ mod tests {
         assert_eq!(cues[5], Cue::Act(Act::Radius(1.0)));
         let cues = play("wait bake\nradius 2");
         assert_eq!(cues[8], Cue::Act(Act::Radius(2.0)), "{cues:?}");
+        let cues = play("wait fill\nradius 2");
+        assert_eq!(cues[12], Cue::Act(Act::Radius(2.0)), "{cues:?}");
     }
 
     #[test]

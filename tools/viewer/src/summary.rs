@@ -15,6 +15,8 @@ pub struct RunSummary {
     pub window: [u32; 2],
     pub frames: usize,
     pub strokes: u32,
+    /// Fills accepted (cancelled and refused ones not counted).
+    pub fills: u32,
     pub placements: usize,
     /// BLAKE3 of every placement, as `sylva replay` prints it.
     pub digest: String,

@@ -22,6 +22,8 @@ use sylva_world::{World, WorldError};
 use thiserror::Error;
 
 use crate::cursor::{self, Hover, Marker, Tint};
+use crate::fill::FillTask;
+use crate::lasso::Lasso;
 use crate::loader::{
     LoadCounters, LoadedProp, PropLoader, PropSource, PropStatus, PropStatuses, Request,
 };
@@ -55,6 +57,14 @@ pub enum WorkspaceError {
     BrokenPreset(String),
     #[error("opening {path}: {reason}")]
     Open { path: PathBuf, reason: String },
+    #[error("pick a preset before painting (keys 1–9 or the preset list)")]
+    NoPreset,
+    #[error("the view shows no ground to fill")]
+    NoGroundInView,
+    #[error("already filling {what} (Esc cancels it)")]
+    FillRunning { what: String },
+    #[error(transparent)]
+    Fill(#[from] sylva_scatter::FillError),
 }
 
 /// Holds the [`World`] a workspace edits and takes in the props it loads.
@@ -154,7 +164,15 @@ struct OpenStroke {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LastStroke {
     Paint(StrokeReport),
-    Erase { removed: usize, dabs: u32 },
+    Erase {
+        removed: usize,
+        dabs: u32,
+    },
+    /// A fill, planned in `seconds` on the fill worker.
+    Fill {
+        report: StrokeReport,
+        seconds: f32,
+    },
 }
 
 /// A line for the HUD's message area.
@@ -174,6 +192,10 @@ pub struct Workspace<H> {
     active: Option<ActivePreset>,
     brush: BrushSettings,
     stroke: Option<OpenStroke>,
+    /// The fill being planned off the frame's thread.
+    fill: Option<FillTask>,
+    /// The lasso being drawn.
+    lasso: Option<Lasso>,
     loader: PropLoader,
     statuses: PropStatuses,
     /// The assets folder as the catalog last saw it (watch passes compare with it).
@@ -181,6 +203,7 @@ pub struct Workspace<H> {
     autosave: Autosave,
     last_stroke: Option<LastStroke>,
     strokes: u32,
+    fills: u32,
     /// Set by a preset pick, cleared by the first dab after it.
     first_stroke_pending: bool,
     first_stroke_ms: Series,
@@ -215,12 +238,15 @@ impl<H: WorldHost> Workspace<H> {
                 density_per_m2: 0.5,
             },
             stroke: None,
+            fill: None,
+            lasso: None,
             loader: PropLoader::new(source),
             statuses: PropStatuses::new(),
             catalog,
             autosave,
             last_stroke: None,
             strokes: 0,
+            fills: 0,
             first_stroke_pending: false,
             first_stroke_ms: Series::default(),
             hover: None,
@@ -270,6 +296,11 @@ impl<H: WorldHost> Workspace<H> {
 
     pub fn last_stroke(&self) -> Option<LastStroke> {
         self.last_stroke
+    }
+
+    /// Fills accepted so far.
+    pub fn fills(&self) -> u32 {
+        self.fills
     }
 
     pub fn strokes(&self) -> u32 {
@@ -448,6 +479,9 @@ impl<H: WorldHost> Workspace<H> {
 
     /// The brush cursor's markers at the last hover point, if it hit the ground.
     pub fn cursor_markers(&self, erasing: bool) -> Vec<Marker> {
+        if let Some(lasso) = &self.lasso {
+            return cursor::lasso_markers(self.world().terrain(), lasso.points());
+        }
         let Some(hit) = self.hover.and_then(|h| h.hit) else {
             return Vec::new();
         };
@@ -468,7 +502,7 @@ impl<H: WorldHost> Workspace<H> {
     /// Opens a stroke; its first dab lands where the pointer first meets the ground.
     pub fn begin_stroke(&mut self, erase: bool) {
         if !erase && self.active.is_none() {
-            self.error("pick a preset before painting (keys 1–9 or the preset list)");
+            self.error(WorkspaceError::NoPreset.to_string());
             return;
         }
         self.stroke = Some(OpenStroke {
@@ -642,6 +676,8 @@ impl<H: WorldHost> Workspace<H> {
     /// error the current session stays as it was.
     pub fn open_session(&mut self, path: Option<&Path>) -> Result<PathBuf, WorkspaceError> {
         self.end_stroke();
+        // A fill planned for the session being left would land in the wrong one.
+        self.cancel();
         let path = path.unwrap_or(&self.options.session).to_owned();
         let session = session_file::load(&path)?;
         let base = path.parent().unwrap_or(Path::new("."));
@@ -894,6 +930,8 @@ fn session_relative(heightmap: &Path, session: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/")
 }
+
+mod fills;
 
 #[cfg(test)]
 mod tests;

@@ -437,6 +437,7 @@ fn a_hud_model_describes_the_workspace() {
             clock: &Default::default(),
             camera: CameraMode::Orbit,
             erase_mode: false,
+            lasso_mode: false,
             watching: false,
         },
     );
@@ -686,3 +687,5 @@ fn a_session_on_a_user_heightmap_names_it_and_continues_on_it() {
         workspace.world().editor().painter().digest()
     );
 }
+
+mod fills;
