@@ -8,7 +8,6 @@
 //! --water-level 12` can be timed on the same terrain (BENCHMARKS.md).
 
 use std::ops::ControlFlow;
-use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use sylva::lod::LodConfig;
@@ -20,7 +19,7 @@ use sylva::world::World;
 mod common;
 
 /// Candidates per m² that fill the 4097² map with about a million placements.
-const BIG_MAP_DENSITY: f32 = 0.085;
+const BIG_MAP_DENSITY: f32 = 0.062;
 const BIG_MAP_SCALE: HeightmapScale = HeightmapScale {
     spacing: 1.0,
     vertical_scale: 120.0,
@@ -115,40 +114,10 @@ fn big_map_fill(c: &mut Criterion) {
     group.finish();
 }
 
-/// The 4097² map, written as a 16-bit PNG on first use and read back through the
-/// importer.
+/// The 4097² map, read back through the heightmap importer.
 fn big_map() -> Terrain {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/heightmap-4097.png");
-    if !path.exists() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, heightmap_png(4097)).unwrap();
-    }
-    Terrain::from_png(&std::fs::read(&path).unwrap(), BIG_MAP_SCALE).unwrap()
-}
-
-/// Rolling hills, a few valleys under the water level and steeper ridges: the same
-/// mix of slope, altitude and water rejections a real map gives.
-fn heightmap_png(side: u32) -> Vec<u8> {
-    let mut samples = Vec::with_capacity((side * side * 2) as usize);
-    for row in 0..side {
-        for column in 0..side {
-            let (x, z) = (column as f32, row as f32);
-            let hills = (x / 310.0).sin() * (z / 420.0).cos();
-            let ridges = ((x + 0.7 * z) / 95.0).sin().abs();
-            let detail = (x / 23.0).sin() * (z / 31.0).sin();
-            let h = 0.45 + 0.3 * hills + 0.2 * ridges + 0.03 * detail;
-            let value = (h.clamp(0.0, 1.0) * 65_535.0) as u16;
-            samples.extend_from_slice(&value.to_be_bytes());
-        }
-    }
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, side, side);
-    encoder.set_color(png::ColorType::Grayscale);
-    encoder.set_depth(png::BitDepth::Sixteen);
-    let mut writer = encoder.write_header().unwrap();
-    writer.write_image_data(&samples).unwrap();
-    writer.finish().unwrap();
-    out
+    let png = std::fs::read(common::heightmap::file(4097)).unwrap();
+    Terrain::from_png(&png, BIG_MAP_SCALE).unwrap()
 }
 
 criterion_group!(benches, default_world_fill, big_map_fill);

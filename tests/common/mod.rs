@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 pub mod golden;
+pub mod heightmap;
 pub mod node;
 
 use sylva::catalog::folder::read_snapshot;
