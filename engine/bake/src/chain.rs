@@ -1,6 +1,7 @@
 //! A part's LOD chain: weld → vertex-cache optimise → simplify every level from the
 //! full mesh on its surface (wedges: position, UV, colour) → shade each coarse corner
-//! (closest authored normal, or an appended face-normal vertex on faceted parts) →
+//! (closest authored normal, or an appended face-normal vertex on faceted parts; a level
+//! whose facets the vertex budget cannot keep is simplified less) →
 //! vertex-cache optimise each level → one vertex-fetch optimisation over all levels.
 //! One vertex buffer for the whole chain, one index buffer per level.
 
@@ -98,8 +99,8 @@ pub fn build_chain_with_budget(
             },
             ..settings.levels[k]
         };
-        let (mut level, mut stats) = simplify_levels(&input, &[setting]);
-        let (mut level, mut stats) = (level.remove(0), stats.remove(0));
+        let (mut one_level, mut one_stats) = simplify_levels(&input, &[setting]);
+        let (mut level, mut stats) = (one_level.remove(0), one_stats.remove(0));
         level.target_ratio = settings.levels[k].ratio;
         stats.target_ratio = settings.levels[k].ratio;
         stats.stop = StopReason::FacetBudget;

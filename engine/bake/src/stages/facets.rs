@@ -14,7 +14,7 @@ const FACETED_AREA_SHARE: f64 = 0.5;
 const APPENDED_SHARE: f64 = 0.3;
 /// The angles, tightest first, within which a corner's existing vertex is close enough
 /// to its coarse face; the first whose appended vertices fit the budget is used, else
-/// the widest with the budget going to the largest triangles.
+/// the widest with the budget buying whole triangles, the best buys first.
 const TOLERANCE_DEGREES: [f32; 4] = [3.0, 5.0, 7.0, 9.0];
 
 /// What the corner shading did to one part.
