@@ -18,9 +18,12 @@ use crate::stages::{
 };
 use sylva_catalog::LodLevel;
 
-/// Every level of a faceted part keeps its facets (corners within the shading
+/// Every level of a part faceted all over (flat triangles on at least
+/// `LOOK_FLAT_SHARE` of its area) keeps its facets (corners within the shading
 /// tolerance of their face) on at least this share of the area the full mesh has them.
+/// Partly faceted parts get what the budget buys and keep their reduction.
 const LOOK_AREA_SHARE: f64 = 0.95;
+const LOOK_FLAT_SHARE: f32 = 0.9;
 /// A level short of that moves this share of the way from its triangles to the finer
 /// level's per step, to the finer level's own once closer than `LOOK_BACKOFF_SNAP`;
 /// at most `LOOK_BACKOFF_STEPS` steps per part.
@@ -78,12 +81,14 @@ pub fn build_chain_with_budget(
         (levels, appended, facets, shares)
     };
     let (mut simplified, mut appended, mut facets, mut shares) = shade(&surface);
-    // A faceted part whose vertex budget cannot keep a level's facets on
+    // A part faceted all over whose vertex budget cannot keep a level's facets on
     // LOOK_AREA_SHARE of what the full mesh has simplifies that level less, step by
     // step towards the finer level's triangles (which it may end up keeping).
+    let keeps_look = facets.flat_area_share >= LOOK_FLAT_SHARE;
     for _ in 0..LOOK_BACKOFF_STEPS {
         let least = (0..shares.len()).min_by(|&a, &b| shares[a].total_cmp(&shares[b]));
-        let Some(k) = least.filter(|&k| facets.capped && shares[k] < LOOK_AREA_SHARE) else {
+        let short = |k: &usize| keeps_look && facets.capped && shares[*k] < LOOK_AREA_SHARE;
+        let Some(k) = least.filter(short) else {
             break;
         };
         let finer = k

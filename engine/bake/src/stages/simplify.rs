@@ -30,8 +30,8 @@ pub enum StopReason {
     Seams,
     /// Nothing left to collapse: every remaining collapse would fold or tear the mesh.
     TooFewTriangles,
-    /// A faceted part's level kept more triangles so that its face-normal vertices fit
-    /// the vertex budget (30 % of the input's) on 95 % of its area.
+    /// A level of a part faceted all over kept more triangles so that its face-normal
+    /// vertices fit the vertex budget (30 % of the input's) on 95 % of its area.
     FacetBudget,
 }
 
