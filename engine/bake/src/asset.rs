@@ -38,10 +38,12 @@ pub fn bake_asset(
         .iter()
         .map(|p| build_chain(p, settings))
         .unzip();
-    // The asset's vertices may grow by 30 % in all: what parts left of their own share
-    // goes, in part order, to those that ran out.
+    // The asset's vertices may grow by 30 % in all: what the parts that did not run out
+    // left of their own share goes, in part order, to those that did. (A part that ran
+    // out spends its share on whole triangles and may keep a rest too small for one.)
     let mut unused: usize = stats
         .iter()
+        .filter(|s| !s.facets.capped)
         .map(|s| own_budget(s.weld.vertices_out) - s.facets.appended_vertices)
         .sum();
     for (i, part) in imported.parts.iter().enumerate() {
@@ -49,7 +51,8 @@ pub fn bake_asset(
             continue;
         }
         let (baked, more) = build_chain_with_budget(part, settings, unused);
-        unused -= more.facets.appended_vertices - stats[i].facets.appended_vertices;
+        let own = own_budget(more.weld.vertices_out);
+        unused -= more.facets.appended_vertices.saturating_sub(own);
         (parts[i], stats[i]) = (baked, more);
     }
     let asset = BakedAsset {

@@ -1,6 +1,7 @@
 //! A part's LOD chain: weld → vertex-cache optimise → simplify every level from the
 //! full mesh on its surface (wedges: position, UV, colour) → shade each coarse corner
-//! (closest authored normal, or an appended face-normal vertex on faceted parts) →
+//! (closest authored normal, or an appended face-normal vertex on faceted parts; a level
+//! whose facets the vertex budget cannot keep is simplified less) →
 //! vertex-cache optimise each level → one vertex-fetch optimisation over all levels.
 //! One vertex buffer for the whole chain, one index buffer per level.
 
@@ -12,8 +13,23 @@ use sylva_mesh::{Aabb, Sphere};
 use crate::settings::{BakeSettings, Borders};
 use crate::stages::{
     optimize_vertex_cache, optimize_vertex_fetch, shade_corners, simplify_levels, weld, FacetStats,
-    Level, LevelStats, SimplifyInput, VertexCacheStats, VertexFetchStats, Wedges, WeldStats,
+    Level, LevelStats, SimplifyInput, StopReason, VertexCacheStats, VertexFetchStats, Wedges,
+    WeldStats,
 };
+use sylva_catalog::LodLevel;
+
+/// Every level of a part faceted all over (flat triangles on at least
+/// `LOOK_FLAT_SHARE` of its area) keeps its facets (corners within the shading
+/// tolerance of their face) on at least this share of the area the full mesh has them.
+/// Partly faceted parts get what the budget buys and keep their reduction.
+const LOOK_AREA_SHARE: f64 = 0.95;
+const LOOK_FLAT_SHARE: f32 = 0.9;
+/// A level short of that moves this share of the way from its triangles to the finer
+/// level's per step, to the finer level's own once closer than `LOOK_BACKOFF_SNAP`;
+/// at most `LOOK_BACKOFF_STEPS` steps per part.
+const LOOK_BACKOFF_STEP: f32 = 0.2;
+const LOOK_BACKOFF_SNAP: f32 = 0.05;
+const LOOK_BACKOFF_STEPS: usize = 16;
 
 /// What each stage of one part's chain did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -56,12 +72,46 @@ pub fn build_chain_with_budget(
     let (vertices, indices, weld_stats) = weld(&part.vertices, &part.indices);
     let (full, vertex_cache) = optimize_vertex_cache(&indices, vertices.len());
     let wedges = Wedges::new(&vertices, part.material.base_color_texture.is_some());
-    let (mut simplified, level_stats) = {
-        let input = SimplifyInput::new(&wedges, &full, lock_border);
-        simplify_levels(&input, &settings.levels)
+    let input = SimplifyInput::new(&wedges, &full, lock_border);
+    let (mut surface, mut level_stats) = simplify_levels(&input, &settings.levels);
+    let shade = |surface: &[Level]| {
+        let mut levels = surface.to_vec();
+        let (appended, facets, shares) =
+            shade_corners(&vertices, &wedges, &full, &mut levels, extra_budget);
+        (levels, appended, facets, shares)
     };
-    let (appended, facets) =
-        shade_corners(&vertices, &wedges, &full, &mut simplified, extra_budget);
+    let (mut simplified, mut appended, mut facets, mut shares) = shade(&surface);
+    // A part faceted all over whose vertex budget cannot keep a level's facets on
+    // LOOK_AREA_SHARE of what the full mesh has simplifies that level less, step by
+    // step towards the finer level's triangles (which it may end up keeping).
+    let keeps_look = facets.flat_area_share >= LOOK_FLAT_SHARE;
+    for _ in 0..LOOK_BACKOFF_STEPS {
+        let least = (0..shares.len()).min_by(|&a, &b| shares[a].total_cmp(&shares[b]));
+        let short = |k: &usize| keeps_look && facets.capped && shares[*k] < LOOK_AREA_SHARE;
+        let Some(k) = least.filter(short) else {
+            break;
+        };
+        let finer = k
+            .checked_sub(1)
+            .map_or(1.0, |f| level_stats[f].achieved_ratio);
+        let now = level_stats[k].achieved_ratio;
+        let gap = finer - now;
+        let setting = LodLevel {
+            ratio: if gap <= LOOK_BACKOFF_SNAP {
+                finer
+            } else {
+                now + gap * LOOK_BACKOFF_STEP
+            },
+            ..settings.levels[k]
+        };
+        let (mut one_level, mut one_stats) = simplify_levels(&input, &[setting]);
+        let (mut level, mut stats) = (one_level.remove(0), one_stats.remove(0));
+        level.target_ratio = settings.levels[k].ratio;
+        stats.target_ratio = settings.levels[k].ratio;
+        stats.stop = StopReason::FacetBudget;
+        (surface[k], level_stats[k]) = (level, stats);
+        (simplified, appended, facets, shares) = shade(&surface);
+    }
     let input_count = vertices.len();
     let mut vertices = vertices;
     vertices.extend(appended);

@@ -8,6 +8,7 @@ mod export;
 mod files;
 mod fill;
 mod folders;
+mod lods;
 mod paint;
 mod presets;
 mod render;
@@ -45,6 +46,8 @@ enum Command {
     Demo(demo::Args),
     /// Draw a session offscreen to PNG and print the frame statistics.
     Render(render::Args),
+    /// Draw one baked prop at each of its LOD levels side by side, to PNG.
+    Lods(lods::Args),
     /// Write a session as one glTF binary (GPU instancing, LODs) or a placement list.
     Export(export::Args),
     /// Bake the props of the assets folder into LOD chains in the cache folder.
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Render(args) => render::run(args),
+        Command::Lods(args) => lods::run(args),
         Command::Export(args) => export::run(args),
         Command::Bake(args) => bake::run(args),
         Command::Watch(args) => watch::run(args),

@@ -379,3 +379,71 @@ fn a_journal_naming_a_device_as_its_heightmap_is_refused_not_read() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("not a regular file"), "{stderr}");
 }
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    let word = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    (word(16), word(20))
+}
+
+#[test]
+fn lods_draws_every_level_of_a_prop_side_by_side_with_its_triangles() {
+    let dir = temp_dir("lods");
+    let assets = dir.join("assets");
+    std::fs::create_dir_all(assets.join("broadleaf")).unwrap();
+    std::fs::copy(
+        repo().join("assets/broadleaf/oak_wide.glb"),
+        assets.join("broadleaf/oak_wide.glb"),
+    )
+    .unwrap();
+    std::fs::write(
+        assets.join("catalog.ron"),
+        r#"(categories: { "broadleaf": (family: "tree") })"#,
+    )
+    .unwrap();
+    let (picture, cache) = (dir.join("oak.png"), dir.join("cache"));
+    let args = |prop: &'static str| {
+        [
+            "lods",
+            "--prop",
+            prop,
+            "--out",
+            picture.to_str().unwrap(),
+            "--width",
+            "480",
+            "--height",
+            "180",
+            "--assets",
+            assets.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+            "--json",
+        ]
+        .map(str::to_owned)
+    };
+    let run = |args: &[String]| sylva(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let report: serde_json::Value =
+        serde_json::from_str(&stdout(&run(&args("broadleaf/oak_wide")))).unwrap();
+    let triangles: Vec<u64> = report["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["triangles"].as_u64().unwrap())
+        .collect();
+    assert_eq!(triangles.len(), 3, "{report}");
+    assert!(
+        triangles.windows(2).all(|w| w[1] * 10 < w[0] * 6),
+        "{triangles:?}"
+    );
+    assert_eq!(png_size(&picture), (480, 180));
+
+    let missing = run(&args("broadleaf/no_such_tree"));
+    assert!(!missing.status.success());
+    let error = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        error.contains("no prop `broadleaf/no_such_tree`"),
+        "{error}"
+    );
+}

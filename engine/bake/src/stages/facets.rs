@@ -1,4 +1,4 @@
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 use sylva_mesh::Vertex;
@@ -14,7 +14,7 @@ const FACETED_AREA_SHARE: f64 = 0.5;
 const APPENDED_SHARE: f64 = 0.3;
 /// The angles, tightest first, within which a corner's existing vertex is close enough
 /// to its coarse face; the first whose appended vertices fit the budget is used, else
-/// the widest with the budget going to the largest triangles.
+/// the widest with the budget buying whole triangles, the best buys first.
 const TOLERANCE_DEGREES: [f32; 4] = [3.0, 5.0, 7.0, 9.0];
 
 /// What the corner shading did to one part.
@@ -46,14 +46,16 @@ pub fn own_budget(input_vertices: usize) -> usize {
 /// On a faceted part, a corner whose closest normal is a facet's yet further than the
 /// tolerance gets a new vertex with the face normal (and the wedge's UV and colour),
 /// appended after the input vertices, which level 0 alone keeps indexing; at most 30 %
-/// of the input's vertices are appended. Returns the appended vertices.
+/// of the input's vertices are appended. Returns the appended vertices, and per level
+/// the share of its area whose corners carry its face normal within the tolerance,
+/// over that share of the full mesh.
 pub fn shade_corners(
     vertices: &[Vertex],
     wedges: &Wedges,
     full: &[u32],
     levels: &mut [Level],
     extra_budget: usize,
-) -> (Vec<Vertex>, FacetStats) {
+) -> (Vec<Vertex>, FacetStats, Vec<f64>) {
     let flat_area_share = facet_area_share(vertices, full);
     let faceted = flat_area_share >= FACETED_AREA_SHARE;
     let budget = own_budget(vertices.len()) + extra_budget;
@@ -70,20 +72,29 @@ pub fn shade_corners(
     };
     let widest = TOLERANCE_DEGREES[TOLERANCE_DEGREES.len() - 1];
     // The tightest tolerance whose appended vertices fit; else the widest, appending
-    // for the largest coarse triangles first until the budget is spent.
-    let (chosen, appended, tolerance, capped) = TOLERANCE_DEGREES
+    // for whole triangles, the best buys first, until the budget is spent.
+    let (
+        Shaded {
+            chosen,
+            appended,
+            faceted_shares,
+        },
+        tolerance,
+        capped,
+    ) = TOLERANCE_DEGREES
         .iter()
         .find_map(|&tolerance| {
-            let (chosen, appended) = shade(tolerance, usize::MAX);
-            (appended.len() <= budget).then_some((chosen, appended, tolerance, false))
+            let shaded = shade(tolerance, usize::MAX);
+            (shaded.appended.len() <= budget).then_some((shaded, tolerance, false))
         })
-        .unwrap_or_else(|| {
-            let (chosen, appended) = shade(widest, budget);
-            (chosen, appended, widest, true)
-        });
+        .unwrap_or_else(|| (shade(widest, budget), widest, true));
     for (level, indices) in levels.iter_mut().zip(chosen) {
         level.indices = indices;
     }
+    // Against the full mesh's own share: a partly smooth part's smooth triangles are
+    // not facets at any level.
+    let full_share = fitting_area_share(vertices, full, tolerance).max(f64::MIN_POSITIVE);
+    let faceted_shares = faceted_shares.iter().map(|s| s / full_share).collect();
     let stats = FacetStats {
         flat_area_share: flat_area_share as f32,
         faceted,
@@ -91,7 +102,16 @@ pub fn shade_corners(
         tolerance_degrees: tolerance,
         capped,
     };
-    (appended, stats)
+    (appended, stats, faceted_shares)
+}
+
+/// What one shading pass chose.
+struct Shaded {
+    /// Every level's corners: input vertices, then appended ones.
+    chosen: Vec<Vec<u32>>,
+    appended: Vec<Vertex>,
+    /// Per level, the share of its area on triangles all of whose corners fit.
+    faceted_shares: Vec<f64>,
 }
 
 struct Shader<'a> {
@@ -103,99 +123,217 @@ struct Shader<'a> {
     budget: usize,
 }
 
+/// How one corner of a coarse triangle gets its vertex.
+enum Corner {
+    /// An existing vertex (input or appended) within the tolerance, or the closest one
+    /// when none is and the part is smooth or the triangle cannot be served.
+    Existing { vertex: u32, cos: f32 },
+    /// An appended vertex of the wedge that takes this face into its mean normal.
+    Shared { vertex: u32, mean: [f32; 3] },
+    /// A new vertex with the face's normal.
+    Append,
+}
+
+/// The shading under way: every level's chosen corners and the appended vertices.
+struct Shading {
+    /// Input vertices; appended ones are numbered from here.
+    base: u32,
+    chosen: Vec<Vec<u32>>,
+    appended: Vec<Vertex>,
+    /// Per wedge, the appended vertices made for it so far.
+    appended_at: HashMap<u32, Vec<u32>>,
+    /// Per appended vertex, the face normals of the corners it serves.
+    faces_of: Vec<Vec<[f32; 3]>>,
+}
+
 impl Shader<'_> {
     /// Every level's corners resolved to vertices (input indices, then appended ones
-    /// numbered from `vertices.len()`), and the appended vertices. Triangles are
-    /// visited largest first (then by level and position), so a short budget goes to
-    /// the most visible faces.
-    fn shade(&self, surface: &[Vec<u32>]) -> (Vec<Vec<u32>>, Vec<Vertex>) {
-        let base = self.vertices.len() as u32;
+    /// numbered from `vertices.len()`), and the appended vertices.
+    ///
+    /// A triangle is faceted only when all three corners fit, so a triangle whose new
+    /// vertices no longer fit the budget gets none, and a short budget goes to whole
+    /// triangles: first those every input vertex already fits (free), then, one at a
+    /// time, the best buy of the level faceted least so far (by share of its level's
+    /// area, each level's triangles ordered by area over the corners no input vertex
+    /// fits, then largest first), so every level keeps as much of its look as it can.
+    fn shade(&self, surface: &[Vec<u32>]) -> Shaded {
         let wedge_positions = self.wedges.positions();
         let corners_of =
             |triangle: &[u32]| [0, 1, 2].map(|k| wedge_positions[triangle[k] as usize]);
-        let mut order: Vec<(f32, usize, usize)> = surface
-            .iter()
-            .enumerate()
-            .flat_map(|(level, indices)| {
-                indices
-                    .chunks_exact(3)
-                    .enumerate()
-                    .map(move |(t, triangle)| (length(cross_of(corners_of(triangle))), level, t))
-            })
-            .collect();
-        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        let mut chosen: Vec<Vec<u32>> = surface.iter().map(|l| vec![0; l.len()]).collect();
-        let mut appended: Vec<Vertex> = Vec::new();
-        // Per wedge, the appended vertices made for it so far.
-        let mut appended_at: HashMap<u32, Vec<u32>> = HashMap::new();
-        // Per appended vertex, the face normals of the corners it serves.
-        let mut faces_of: Vec<Vec<[f32; 3]>> = Vec::new();
-        for (_, level, t) in order {
-            let triangle = &surface[level][3 * t..3 * t + 3];
-            let out = &mut chosen[level][3 * t..3 * t + 3];
-            let Some(face) = face_normal(corners_of(triangle)) else {
-                for (slot, &wedge) in out.iter_mut().zip(triangle) {
-                    *slot = self.wedges.representative(wedge);
+        let mut free: Vec<(usize, usize)> = Vec::new();
+        let mut queues: Vec<VecDeque<usize>> = Vec::with_capacity(surface.len());
+        let mut shares: Vec<Vec<f64>> = Vec::with_capacity(surface.len());
+        for (level, indices) in surface.iter().enumerate() {
+            let areas: Vec<f64> = indices
+                .chunks_exact(3)
+                .map(|triangle| f64::from(length(cross_of(corners_of(triangle)))))
+                .collect();
+            let level_area = areas.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+            let mut costly: Vec<(f64, f64, usize)> = Vec::new();
+            for (t, (triangle, &area)) in indices.chunks_exact(3).zip(&areas).enumerate() {
+                let unfit = face_normal(corners_of(triangle)).map_or(0, |face| {
+                    triangle
+                        .iter()
+                        .filter(|&&wedge| self.closest_input(wedge, face).0 < self.min_cos)
+                        .count()
+                });
+                match unfit {
+                    0 => free.push((level, t)),
+                    n => costly.push((area / n as f64, area, t)),
                 }
-                continue;
-            };
-            for (slot, &wedge) in out.iter_mut().zip(triangle) {
-                let mut best = (f32::NEG_INFINITY, self.wedges.representative(wedge));
-                for &member in self.wedges.members(wedge) {
-                    let cos = dot(unit(self.vertices[member as usize].normal), face);
-                    if cos > best.0 {
-                        best = (cos, member);
+            }
+            costly.sort_by(|a, b| {
+                (b.0.total_cmp(&a.0))
+                    .then(b.1.total_cmp(&a.1))
+                    .then(a.2.cmp(&b.2))
+            });
+            queues.push(costly.into_iter().map(|(_, _, t)| t).collect());
+            shares.push(areas.iter().map(|a| a / level_area).collect());
+        }
+        let mut shading = Shading {
+            base: self.vertices.len() as u32,
+            chosen: surface.iter().map(|l| vec![0; l.len()]).collect(),
+            appended: Vec::new(),
+            appended_at: HashMap::new(),
+            faces_of: Vec::new(),
+        };
+        let mut faceted_share = vec![0.0f64; surface.len()];
+        for (level, t) in free {
+            if self.shade_triangle(&mut shading, surface, &corners_of, level, t) {
+                faceted_share[level] += shares[level][t];
+            }
+        }
+        while let Some(level) = (0..surface.len())
+            .filter(|&l| !queues[l].is_empty())
+            .min_by(|&a, &b| faceted_share[a].total_cmp(&faceted_share[b]))
+        {
+            let t = queues[level]
+                .pop_front()
+                .expect("a level with triangles left");
+            if self.shade_triangle(&mut shading, surface, &corners_of, level, t) {
+                faceted_share[level] += shares[level][t];
+            }
+        }
+        Shaded {
+            chosen: shading.chosen,
+            appended: shading.appended,
+            faceted_shares: faceted_share,
+        }
+    }
+
+    /// Chooses the corners of triangle `t` of `level`; whether all three now carry its
+    /// face normal within the tolerance.
+    fn shade_triangle(
+        &self,
+        shading: &mut Shading,
+        surface: &[Vec<u32>],
+        corners_of: &impl Fn(&[u32]) -> [[f32; 3]; 3],
+        level: usize,
+        t: usize,
+    ) -> bool {
+        let base = shading.base;
+        let triangle = &surface[level][3 * t..3 * t + 3];
+        let Some(face) = face_normal(corners_of(triangle)) else {
+            for (slot, &wedge) in shading.chosen[level][3 * t..3 * t + 3]
+                .iter_mut()
+                .zip(triangle)
+            {
+                *slot = self.wedges.representative(wedge);
+            }
+            return false;
+        };
+        let plan = [0, 1, 2].map(|k| {
+            let wedge = triangle[k];
+            let (cos, vertex) = self.closest(wedge, face, shading);
+            if cos >= self.min_cos || !self.faceted {
+                return Corner::Existing { vertex, cos };
+            }
+            // An appended vertex of this wedge whose faces, with this one, all stay
+            // within the tolerance of their mean normal takes the mean and serves.
+            let shared = shading
+                .appended_at
+                .get(&wedge)
+                .into_iter()
+                .flatten()
+                .find_map(|&extra| {
+                    let faces = &shading.faces_of[(extra - base) as usize];
+                    let mean = unit(faces.iter().fold(face, |sum, f| add(sum, *f)));
+                    let fits = faces
+                        .iter()
+                        .chain([&face])
+                        .all(|f| dot(mean, *f) >= self.min_cos);
+                    fits.then_some(Corner::Shared {
+                        vertex: extra,
+                        mean,
+                    })
+                });
+            shared.unwrap_or(Corner::Append)
+        });
+        let new = plan.iter().filter(|c| matches!(c, Corner::Append)).count();
+        let served = shading.appended.len() + new <= self.budget;
+        let mut faceted = true;
+        for (k, corner) in plan.into_iter().enumerate() {
+            let wedge = triangle[k];
+            shading.chosen[level][3 * t + k] = match corner {
+                Corner::Existing { vertex, cos } => {
+                    faceted &= cos >= self.min_cos;
+                    if vertex >= base && cos >= self.min_cos {
+                        shading.faces_of[(vertex - base) as usize].push(face);
                     }
+                    vertex
                 }
-                for &extra in appended_at.get(&wedge).into_iter().flatten() {
-                    let cos = dot(appended[(extra - base) as usize].normal, face);
-                    if cos > best.0 {
-                        best = (cos, extra);
-                    }
+                Corner::Shared { vertex, mean } if served => {
+                    shading.appended[(vertex - base) as usize].normal = mean;
+                    shading.faces_of[(vertex - base) as usize].push(face);
+                    vertex
                 }
-                let (cos, vertex) = best;
-                if cos >= self.min_cos || !self.faceted {
-                    if vertex >= base {
-                        faces_of[(vertex - base) as usize].push(face);
-                    }
-                    *slot = vertex;
-                    continue;
-                }
-                // An appended vertex of this wedge whose faces, with this one, all stay
-                // within the tolerance of their mean normal takes the mean and serves.
-                let shared = appended_at
-                    .get(&wedge)
-                    .into_iter()
-                    .flatten()
-                    .find_map(|&extra| {
-                        let faces = &faces_of[(extra - base) as usize];
-                        let mean = unit(faces.iter().fold(face, |sum, f| add(sum, *f)));
-                        let fits = faces
-                            .iter()
-                            .chain([&face])
-                            .all(|f| dot(mean, *f) >= self.min_cos);
-                        fits.then_some((extra, mean))
-                    });
-                if let Some((extra, mean)) = shared {
-                    appended[(extra - base) as usize].normal = mean;
-                    faces_of[(extra - base) as usize].push(face);
-                    *slot = extra;
-                } else if appended.len() < self.budget {
-                    let index = base + appended.len() as u32;
+                Corner::Append if served => {
+                    let index = base + shading.appended.len() as u32;
                     let source = self.vertices[self.wedges.representative(wedge) as usize];
-                    appended.push(Vertex {
+                    shading.appended.push(Vertex {
                         normal: face,
                         ..source
                     });
-                    faces_of.push(vec![face]);
-                    appended_at.entry(wedge).or_default().push(index);
-                    *slot = index;
-                } else {
-                    *slot = vertex;
+                    shading.faces_of.push(vec![face]);
+                    shading.appended_at.entry(wedge).or_default().push(index);
+                    index
                 }
+                // Not served: the closest vertex there is, taking on no new face.
+                Corner::Shared { .. } | Corner::Append => {
+                    faceted = false;
+                    self.closest(wedge, face, shading).1
+                }
+            };
+        }
+        faceted
+    }
+
+    /// The input vertex of `wedge` whose normal is closest to `face`, with its cosine.
+    fn closest_input(&self, wedge: u32, face: [f32; 3]) -> (f32, u32) {
+        let mut best = (f32::NEG_INFINITY, self.wedges.representative(wedge));
+        for &member in self.wedges.members(wedge) {
+            let cos = dot(unit(self.vertices[member as usize].normal), face);
+            if cos > best.0 {
+                best = (cos, member);
             }
         }
-        (chosen, appended)
+        best
+    }
+
+    /// The vertex of `wedge`, input or appended, whose normal is closest to `face`,
+    /// with its cosine.
+    fn closest(&self, wedge: u32, face: [f32; 3], shading: &Shading) -> (f32, u32) {
+        let mut best = self.closest_input(wedge, face);
+        for &extra in shading.appended_at.get(&wedge).into_iter().flatten() {
+            let cos = dot(
+                shading.appended[(extra - shading.base) as usize].normal,
+                face,
+            );
+            if cos > best.0 {
+                best = (cos, extra);
+            }
+        }
+        best
     }
 }
 
@@ -242,6 +380,31 @@ fn facet_area_share(vertices: &[Vertex], indices: &[u32]) -> f64 {
         flat_area / area
     } else {
         0.0
+    }
+}
+
+/// The share of the area on triangles whose corners' normals are all within
+/// `degrees` of their face's.
+fn fitting_area_share(vertices: &[Vertex], indices: &[u32], degrees: f32) -> f64 {
+    let min_cos = degrees.to_radians().cos();
+    let (mut fitting, mut area) = (0.0, 0.0);
+    for triangle in indices.chunks_exact(3) {
+        let corners = positions(vertices, triangle);
+        let a = f64::from(length(cross_of(corners)));
+        area += a;
+        let fits = face_normal(corners).is_some_and(|face| {
+            triangle
+                .iter()
+                .all(|&i| dot(unit(vertices[i as usize].normal), face) >= min_cos)
+        });
+        if fits {
+            fitting += a;
+        }
+    }
+    if area > 0.0 {
+        fitting / area
+    } else {
+        1.0
     }
 }
 

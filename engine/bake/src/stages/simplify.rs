@@ -30,6 +30,9 @@ pub enum StopReason {
     Seams,
     /// Nothing left to collapse: every remaining collapse would fold or tear the mesh.
     TooFewTriangles,
+    /// A level of a part faceted all over kept more triangles so that its face-normal
+    /// vertices fit the vertex budget (30 % of the input's) on 95 % of its area.
+    FacetBudget,
 }
 
 impl fmt::Display for StopReason {
@@ -40,6 +43,7 @@ impl fmt::Display for StopReason {
             StopReason::BordersLocked => "borders locked",
             StopReason::Seams => "seams",
             StopReason::TooFewTriangles => "too few triangles",
+            StopReason::FacetBudget => "facets kept within the vertex budget",
         })
     }
 }

@@ -1,0 +1,337 @@
+//! `sylva lods`: one baked prop at each of its LOD levels, side by side in one PNG, each
+//! panel labelled with its level and the triangles drawn. The panels are real frames
+//! of the runtime: the prop stands alone on flat ground, and each panel's LOD bands are
+//! set so that the camera's distance falls in that panel's level.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use glam::{Mat4, Vec3};
+use serde::Serialize;
+use sylva_bake::{bake_folder, BakeOptions};
+use sylva_cache::Entry;
+use sylva_lod::LodConfig;
+use sylva_render::{CameraView, RenderContext, RgbaImage, OUTPUT_FORMAT};
+use sylva_runtime::{shape_of, Runtime};
+use sylva_scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
+use sylva_terrain::Terrain;
+use sylva_world::World;
+
+use crate::folders::Folders;
+use crate::{assets, bake, show};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The prop to draw: `<category>/<file stem>`.
+    #[arg(long)]
+    prop: String,
+    /// PNG to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Width of the whole picture, shared evenly by the levels.
+    #[arg(long, default_value_t = 960)]
+    width: u32,
+    #[arg(long, default_value_t = 360)]
+    height: u32,
+    #[command(flatten)]
+    folders: Folders,
+    /// Print what was drawn as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+pub struct LodsOutput {
+    pub out: String,
+    pub prop: String,
+    pub width: u32,
+    pub height: u32,
+    pub adapter: String,
+    /// One per level, finest first.
+    pub levels: Vec<LevelPanel>,
+}
+
+#[derive(Serialize)]
+pub struct LevelPanel {
+    pub level: u8,
+    /// Triangles the camera drew (every part of the prop at this level).
+    pub triangles: u64,
+    /// The level's share of level 0's triangles, as baked.
+    pub achieved_ratio: f32,
+}
+
+/// The eye looks from the south-west and a little above, like the landmark close-ups.
+const VIEW_DIRECTION: Vec3 = Vec3::new(-0.45, 0.32, -1.0);
+/// Label glyphs are font8x8's 8×8 cells drawn this many pixels per font pixel.
+const LABEL_SCALE: u32 = 2;
+/// Session seed of the empty session the panels are drawn in (nothing is scattered).
+const SEED: u32 = 1;
+
+pub fn run(args: Args) -> Result<()> {
+    let cache = args.folders.cache_dir();
+    let baked = bake_folder(&args.folders.assets, &cache, &BakeOptions::default())?;
+    if !args.json && (baked.baked() > 0 || baked.failed() > 0) {
+        bake::print_report(&baked);
+    }
+    let manifest = cache.read_manifest()?;
+    let (_, listed) = manifest.prop(&args.prop).with_context(|| {
+        format!(
+            "no prop `{}` in {} (props are `<category>/<file stem>`)",
+            args.prop,
+            cache.root().display()
+        )
+    })?;
+    let bytes = cache.read_entry(&listed.entry)?;
+    let entry = Entry::parse(&bytes).with_context(|| format!("cache entry {}", listed.entry))?;
+    let shape = shape_of(&entry);
+    let lods = shape.lods;
+    if lods == 0 || args.width < u32::from(lods) || args.height == 0 {
+        bail!("{} levels do not fit {}×{}", lods, args.width, args.height);
+    }
+    let panel = (args.width / u32::from(lods), args.height);
+    let (lo, hi) = (Vec3::from(entry.bounds.min), Vec3::from(entry.bounds.max));
+    let camera = framing_camera((lo + hi) * 0.5, (hi - lo).length() * 0.5, panel);
+    let terrain = flat_ground_under(lo, hi)?;
+    let session = Session::new(
+        SEED,
+        PROTOTYPE_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        assets::snapshot(&args.folders.assets)?,
+    );
+
+    let world_at = |level: u8| -> Result<World> {
+        let config = LodConfig {
+            edges_m: edges_putting_in_level(camera.eye.length(), level, lods),
+            hysteresis_m: 0.0,
+            ..LodConfig::default()
+        };
+        Ok(World::new(terrain.clone(), &session, &config)?)
+    };
+    let mut runtime = Runtime::new(RenderContext::new(OUTPUT_FORMAT)?, world_at(0)?)?;
+    runtime.set_prop(&args.prop, &listed.entry, listed.revision, &bytes)?;
+    let (mut images, mut levels) = (Vec::new(), Vec::new());
+    for level in 0..lods {
+        if level > 0 {
+            // The same renderer: the next level's world takes the loaded prop over.
+            runtime.replace_world(world_at(level)?)?;
+        }
+        let world = runtime.world_mut();
+        let key = world.prop_key(&args.prop);
+        world.registry_mut().insert(1, key, Mat4::IDENTITY, level)?;
+        let (image, stats) = runtime.render_image(camera, 0.0, panel.0, panel.1)?;
+        // Every part of the one placement, at this level and no other.
+        let drawn_here = stats.draw.instances_per_lod.get(usize::from(level));
+        if drawn_here != Some(&usize::from(shape.parts))
+            || stats.draw.instances != drawn_here.copied().unwrap_or(0)
+        {
+            bail!(
+                "level {level} was not drawn alone: instances per LOD {:?}",
+                stats.draw.instances_per_lod
+            );
+        }
+        levels.push(LevelPanel {
+            level,
+            triangles: stats.draw.triangles,
+            achieved_ratio: level_ratio(&entry, level),
+        });
+        images.push(image);
+    }
+    for (image, panel) in images.iter_mut().zip(&levels) {
+        let label = format!("LOD{} {} tris", panel.level, panel.triangles);
+        draw_label(image, &label);
+    }
+    let picture = side_by_side(&images);
+    show::write_png(&args.out, &picture.to_png()?)?;
+    let output = LodsOutput {
+        out: args.out.display().to_string(),
+        prop: args.prop,
+        width: picture.width,
+        height: picture.height,
+        adapter: runtime.context().adapter().to_owned(),
+        levels,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&output)?);
+    } else {
+        let counts: Vec<String> = output
+            .levels
+            .iter()
+            .map(|l| format!("LOD{} {} triangles", l.level, l.triangles))
+            .collect();
+        println!(
+            "{}: {} at {} levels ({}), {}×{} on {}",
+            output.out,
+            output.prop,
+            output.levels.len(),
+            counts.join(", "),
+            output.width,
+            output.height,
+            output.adapter
+        );
+    }
+    Ok(())
+}
+
+/// Level `level`'s triangles over level 0's, all parts together, as baked.
+fn level_ratio(entry: &Entry, level: u8) -> f32 {
+    let triangles = |level: usize| -> u64 {
+        entry
+            .parts
+            .iter()
+            .map(|p| u64::from(p.levels[level].triangle_count()))
+            .sum()
+    };
+    triangles(usize::from(level)) as f32 / triangles(0).max(1) as f32
+}
+
+/// A camera from [`VIEW_DIRECTION`] at the distance where a sphere of `radius` around
+/// `centre` fills a panel of `(width, height)` (the narrower field of view decides).
+fn framing_camera(centre: Vec3, radius: f32, (width, height): (u32, u32)) -> CameraView {
+    let mut camera = CameraView::new(centre, centre + Vec3::Z);
+    let half_vertical = (camera.vfov * 0.5).to_radians();
+    let aspect = width as f32 / height as f32;
+    let half_horizontal = (half_vertical.tan() * aspect).atan();
+    let distance = radius.max(0.01) / half_vertical.min(half_horizontal).sin();
+    camera.eye = centre + VIEW_DIRECTION.normalize() * distance;
+    camera
+}
+
+/// Band edges for a prop of `lods` levels that put a placement at `distance` from the
+/// camera in `level`: the edges below it at fractions of the distance, those above at
+/// multiples (at least one edge, as the bands need).
+fn edges_putting_in_level(distance: f32, level: u8, lods: u8) -> Vec<f32> {
+    (0..lods.max(2) - 1)
+        .map(|edge| {
+            if edge < level {
+                distance * 0.5f32.powi(i32::from(level - edge))
+            } else {
+                distance * 2f32.powi(i32::from(edge - level + 1))
+            }
+        })
+        .collect()
+}
+
+/// Flat ground at height 0 reaching 16 prop sizes out each way, its water far below.
+fn flat_ground_under(lo: Vec3, hi: Vec3) -> Result<Terrain> {
+    const SAMPLES: usize = 129;
+    let size = (hi - lo).max_element().max(0.1);
+    let spacing = size * 32.0 / (SAMPLES - 1) as f32;
+    Ok(Terrain::new(
+        SAMPLES,
+        SAMPLES,
+        spacing,
+        vec![0.0; SAMPLES * SAMPLES],
+        -size,
+    )?)
+}
+
+/// `panels` left to right in one image as tall as the shortest.
+fn side_by_side(panels: &[RgbaImage]) -> RgbaImage {
+    let height = panels.iter().map(|p| p.height).min().unwrap_or(0);
+    let width = panels.iter().map(|p| p.width).sum();
+    let mut pixels = Vec::with_capacity(width as usize * height as usize * 4);
+    for row in 0..height as usize {
+        for panel in panels {
+            let stride = panel.width as usize * 4;
+            pixels.extend_from_slice(&panel.pixels[row * stride..(row + 1) * stride]);
+        }
+    }
+    RgbaImage {
+        width,
+        height,
+        pixels,
+    }
+}
+
+/// Writes `text` in the top-left corner: white font8x8 glyphs with a dark outline, so
+/// it reads over sky and ground alike. Characters font8x8 lacks are left blank.
+fn draw_label(image: &mut RgbaImage, text: &str) {
+    use font8x8::UnicodeFonts;
+    let margin = 4 * LABEL_SCALE;
+    let mut set = |x: u32, y: u32, colour: [u8; 4]| {
+        if x < image.width && y < image.height {
+            let at = (y as usize * image.width as usize + x as usize) * 4;
+            image.pixels[at..at + 4].copy_from_slice(&colour);
+        }
+    };
+    let glyphs: Vec<[u8; 8]> = text
+        .chars()
+        .map(|c| font8x8::BASIC_FONTS.get(c).unwrap_or([0; 8]))
+        .collect();
+    for (outline, colour) in [(true, [20, 20, 20, 255]), (false, [255, 255, 255, 255])] {
+        for (i, glyph) in glyphs.iter().enumerate() {
+            for (row, bits) in glyph.iter().enumerate() {
+                for column in 0..8 {
+                    if bits & (1 << column) == 0 {
+                        continue;
+                    }
+                    let x = margin + (i as u32 * 8 + column) * LABEL_SCALE;
+                    let y = margin + row as u32 * LABEL_SCALE;
+                    let reach = if outline { 1 } else { 0 };
+                    for dy in 0..LABEL_SCALE + 2 * reach {
+                        for dx in 0..LABEL_SCALE + 2 * reach {
+                            set(x + dx - reach, y + dy - reach, colour);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(width: u32, height: u32, value: u8) -> RgbaImage {
+        RgbaImage {
+            width,
+            height,
+            pixels: vec![value; (width * height * 4) as usize],
+        }
+    }
+
+    #[test]
+    fn panels_are_laid_out_left_to_right() {
+        let picture = side_by_side(&[plain(2, 2, 10), plain(3, 2, 20)]);
+        assert_eq!((picture.width, picture.height), (5, 2));
+        let row: Vec<u8> = picture.pixels[..20].iter().step_by(4).copied().collect();
+        assert_eq!(row, [10, 10, 20, 20, 20]);
+    }
+
+    #[test]
+    fn the_edges_put_the_camera_distance_in_the_asked_level() {
+        for lods in 1..=4u8 {
+            for level in 0..lods {
+                let edges = edges_putting_in_level(30.0, level, lods);
+                assert!(edges.windows(2).all(|w| w[0] < w[1]), "{edges:?}");
+                let band = edges.iter().filter(|&&e| e <= 30.0).count();
+                assert_eq!(band, usize::from(level), "{lods} levels: {edges:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_label_writes_white_pixels_in_the_corner_only() {
+        let mut image = plain(200, 40, 0);
+        draw_label(&mut image, "LOD1 42");
+        let white = |x: usize, y: usize| image.pixels[(y * 200 + x) * 4] == 255;
+        let lit: Vec<(usize, usize)> = (0..40)
+            .flat_map(|y| (0..200).map(move |x| (x, y)))
+            .filter(|&(x, y)| white(x, y))
+            .collect();
+        assert!(!lit.is_empty());
+        assert!(lit.iter().all(|&(x, y)| x < 8 + 7 * 16 && y < 8 + 16));
+    }
+
+    #[test]
+    fn the_framing_camera_sees_the_whole_sphere() {
+        let camera = framing_camera(Vec3::new(0.0, 5.0, 0.0), 6.0, (320, 360));
+        let view_proj = camera.view_proj(320.0 / 360.0);
+        for corner in [Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z] {
+            let clip = view_proj * (Vec3::new(0.0, 5.0, 0.0) + corner * 6.0).extend(1.0);
+            let ndc = clip.truncate() / clip.w;
+            assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{corner}: {ndc}");
+        }
+    }
+}
