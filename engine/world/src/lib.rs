@@ -215,7 +215,14 @@ impl World {
         for placement in &edit.removed {
             self.registry.remove(placement.id.0)?;
         }
-        for placement in &edit.added {
+        // A bucket's slots follow insertion order, and the renderer culls them 64 at a
+        // time by the sphere round each block. A fill accepts row by row, so in that
+        // order a block would be a strip hundreds of metres long that every view
+        // straddles; in Z-order of 8 m tiles each block is a compact patch.
+        let origin = self.terrain.min_corner();
+        let mut added: Vec<&Placement> = edit.added.iter().collect();
+        added.sort_by_key(|p| z_order(p.position, origin));
+        for placement in added {
             self.insert(placement)?;
         }
         Ok(())
@@ -228,6 +235,24 @@ impl World {
             .registry
             .insert(placement.id.0, key, placement.transform(), level)?)
     }
+}
+
+/// Side of the tiles [`z_order`] orders by, in metres.
+const ORDER_TILE_M: f32 = 8.0;
+
+/// The Morton code of the 8 m tile under `position` (tiles counted from `origin`).
+fn z_order(position: Vec3, origin: Vec2) -> u32 {
+    let tile = |v: f32, o: f32| ((v - o) / ORDER_TILE_M).clamp(0.0, 65_535.0) as u32;
+    spread_bits(tile(position.x, origin.x)) | spread_bits(tile(position.z, origin.y)) << 1
+}
+
+/// The low 16 bits of `v` moved to the even bit positions.
+fn spread_bits(v: u32) -> u32 {
+    let mut v = v & 0xFFFF;
+    v = (v | (v << 8)) & 0x00FF_00FF;
+    v = (v | (v << 4)) & 0x0F0F_0F0F;
+    v = (v | (v << 2)) & 0x3333_3333;
+    (v | (v << 1)) & 0x5555_5555
 }
 
 #[cfg(test)]

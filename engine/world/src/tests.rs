@@ -194,3 +194,55 @@ fn fills_are_mirrored_into_the_registry_like_strokes() {
     );
     assert_eq!(replayed.registry().len(), world.registry().len());
 }
+
+#[test]
+fn a_fills_instances_fill_buckets_in_compact_blocks_of_slots() {
+    let (mut world, name) = world_with_preset(DEFAULT_PLACEMENT_CAP);
+    load_all(&mut world);
+    let request = FillRequest {
+        preset: name,
+        region: FillRegion::Whole,
+        density: Some(0.05),
+        replaces: None,
+    };
+    world
+        .fill(&request, &mut |_, _| std::ops::ControlFlow::Continue(()))
+        .unwrap();
+    // The renderer culls 64 slots at a time: a block spans tiles of a few tens of
+    // metres, not a row of the 512 m world (in the fill's own row order, almost every
+    // block would span the world: 400–500 m). Sparse props make wider blocks, and
+    // one where the Z-order curve jumps a quadrant boundary may still be wide.
+    let mut spans = Vec::new();
+    for (_, bucket) in world.registry().buckets() {
+        for block in bucket.transforms().chunks(64).filter(|b| b.len() == 64) {
+            let xz = |m: &glam::Mat4| Vec2::new(m.w_axis.x, m.w_axis.z);
+            let (lo, hi) = block.iter().fold(
+                (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN)),
+                |(lo, hi), m| (lo.min(xz(m)), hi.max(xz(m))),
+            );
+            spans.push((hi - lo).max_element());
+        }
+    }
+    spans.sort_by(f32::total_cmp);
+    assert!(spans.len() > 50, "{} full blocks", spans.len());
+    let median = spans[spans.len() / 2];
+    let wide = spans.iter().filter(|&&s| s > 300.0).count();
+    assert!(median < 120.0, "half the blocks span more than {median} m");
+    assert!(
+        wide * 10 <= spans.len(),
+        "{wide} of {} blocks span more than 300 m",
+        spans.len()
+    );
+}
+
+#[test]
+fn z_order_interleaves_the_tile_columns_and_rows() {
+    let origin = Vec2::ZERO;
+    let at = |x: f32, z: f32| crate::z_order(Vec3::new(x, 0.0, z), origin);
+    assert_eq!(
+        [at(0.0, 0.0), at(8.0, 0.0), at(0.0, 8.0), at(8.0, 8.0)],
+        [0, 1, 2, 3]
+    );
+    assert_eq!(at(16.0, 0.0), 4);
+    assert_eq!(at(-5.0, -5.0), 0, "clamped below the origin");
+}
