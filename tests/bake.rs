@@ -121,6 +121,104 @@ fn a_flipped_byte_in_an_entry_is_detected_and_rebaked() {
 }
 
 #[test]
+fn a_missing_corrupt_or_stray_texture_blob_is_found_by_check_and_healed_by_the_bake() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let [blob] = &cache.texture_files().unwrap()[..] else {
+        panic!("the truck's one texture is one blob");
+    };
+    let blob_path = cache.root().join(blob);
+    let good = fs::read(&blob_path).unwrap();
+    let truck = "truck/CesiumMilkTruck.gltf";
+
+    fs::remove_file(&blob_path).unwrap();
+    assert!(matches!(
+        &check_folder(assets.path(), &cache).unwrap()[..],
+        [Finding::TextureMissing { path, texture }] if path == truck && texture == blob
+    ));
+    let runtime_error = cache
+        .read_prop(&cache.read_manifest().unwrap().assets[truck].entry)
+        .unwrap_err()
+        .to_string();
+    assert!(runtime_error.contains(blob.as_str()), "{runtime_error}");
+    assert_eq!(baked_paths(&bake(assets.path(), &cache)), [truck]);
+    assert_eq!(fs::read(&blob_path).unwrap(), good);
+
+    let mut corrupt = good.clone();
+    corrupt[good.len() / 2] ^= 0x08;
+    fs::write(&blob_path, &corrupt).unwrap();
+    assert!(matches!(
+        &check_folder(assets.path(), &cache).unwrap()[..],
+        [Finding::TextureDifferent { path, .. }] if path == truck
+    ));
+    assert_eq!(baked_paths(&bake(assets.path(), &cache)), [truck]);
+    assert_eq!(fs::read(&blob_path).unwrap(), good);
+
+    let stray = format!("{}.sylvatex", "0".repeat(64));
+    fs::write(cache.root().join(&stray), b"x").unwrap();
+    let findings: Vec<String> = check_folder(assets.path(), &cache)
+        .unwrap()
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    assert_eq!(
+        findings,
+        [format!("unreferenced: {stray} belongs to no asset")]
+    );
+    let report = bake(assets.path(), &cache);
+    assert_eq!(report.removed_entries, [stray]);
+    assert!(check_folder(assets.path(), &cache).unwrap().is_empty());
+}
+
+#[test]
+fn props_sharing_a_texture_store_one_blob_that_goes_with_the_last_of_them() {
+    let assets = full_assets();
+    // Three more trucks: the same document, so the same buffer and the same PNG.
+    let truck = assets.path().join("truck/CesiumMilkTruck.gltf");
+    for copy in ["a", "b", "c"] {
+        fs::copy(&truck, assets.path().join(format!("truck/{copy}.gltf"))).unwrap();
+    }
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let manifest = cache.read_manifest().unwrap();
+    let trucks: Vec<_> = manifest
+        .assets
+        .iter()
+        .filter(|(path, _)| path.starts_with("truck/"))
+        .map(|(_, listed)| {
+            Entry::parse(&cache.read_entry(&listed.entry).unwrap())
+                .unwrap()
+                .textures
+        })
+        .collect();
+    assert_eq!(trucks.len(), 4);
+    assert!(trucks.iter().all(|t| *t == trucks[0]), "{trucks:?}");
+    assert_eq!(cache.texture_files().unwrap().len(), 1, "stored once");
+
+    for copy in ["a", "b", "c"] {
+        fs::remove_file(assets.path().join(format!("truck/{copy}.gltf"))).unwrap();
+    }
+    let report = bake(assets.path(), &cache);
+    assert_eq!(report.removed_entries.len(), 3, "the copies' entries only");
+    assert_eq!(
+        cache.texture_files().unwrap().len(),
+        1,
+        "the truck keeps it"
+    );
+    fs::remove_file(truck).unwrap();
+    let report = bake(assets.path(), &cache);
+    assert_eq!(
+        report.removed_entries.len(),
+        2,
+        "the truck's entry and blob"
+    );
+    assert!(cache.texture_files().unwrap().is_empty());
+}
+
+#[test]
 fn entries_written_before_the_manifest_are_kept_by_the_next_bake() {
     let assets = full_assets();
     let out = tempfile::tempdir().unwrap();
@@ -237,17 +335,20 @@ fn bakes_are_identical_on_one_and_four_threads() {
             .build()
             .unwrap();
         pool.install(|| bake(assets.path(), &cache));
-        let mut files: Vec<(String, Vec<u8>)> = cache
-            .entry_files()
-            .unwrap()
+        let mut files: Vec<(String, Vec<u8>)> = [cache.entry_files(), cache.texture_files()]
             .into_iter()
+            .flat_map(Result::unwrap)
             .map(|name| (name.clone(), cache.read_entry(&name).unwrap()))
             .collect();
         files.push(("manifest".into(), fs::read(cache.manifest_path()).unwrap()));
         files
     };
     let one = bytes_with(1);
-    assert_eq!(one.len(), 5);
+    assert_eq!(
+        one.len(),
+        6,
+        "four entries, the truck's texture, the manifest"
+    );
     assert_eq!(one, bytes_with(4));
 }
 
@@ -347,9 +448,10 @@ fn the_runtime_reads_an_entry_by_prop_id_without_copying() {
             assert!(level.indices().all(|i| i < part.vertex_count));
         }
     }
-    let texture = &entry.textures[0];
+    let files = cache.read_prop(&listed.entry).unwrap();
+    let texture = &files.parse().unwrap().textures[0];
     assert_eq!(
-        texture.rgba8.len(),
+        texture.levels[0].len(),
         (texture.width * texture.height * 4) as usize
     );
     let range = bytes.as_ptr_range();

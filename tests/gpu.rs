@@ -236,16 +236,16 @@ fn a_hot_swapped_prop_draws_its_new_geometry_with_every_placement_intact() {
     let (_, entry) = manifest
         .prop("broadleaf/oak_wide")
         .expect("the oak is baked");
-    let original = cache.read_entry(&entry.entry).unwrap();
+    let mut widened = cache.read_prop(&entry.entry).unwrap();
     // The same oak, twice as wide: a re-bake with new geometry.
-    let mut asset = Entry::parse(&original).unwrap().to_baked();
+    let mut asset = Entry::parse(&widened.entry).unwrap().to_baked();
     for part in &mut asset.parts {
         for v in &mut part.vertices {
             v.position[0] *= 2.0;
             v.position[2] *= 2.0;
         }
     }
-    let widened = encode(&asset).unwrap();
+    widened.entry = encode(&asset).unwrap();
 
     let widen = |runtime: &mut Runtime| {
         runtime
@@ -347,16 +347,12 @@ fn switching_lod_keeps_the_authored_shading() {
     // The same LOD 1, its normals recomputed from its own triangles.
     let manifest = cache.read_manifest().unwrap();
     for (name, loaded) in half.loaded().clone() {
-        let bytes = cache.read_entry(&loaded.entry).unwrap();
-        let mut asset = Entry::parse(&bytes).unwrap().to_baked();
+        let mut files = cache.read_prop(&loaded.entry).unwrap();
+        let mut asset = Entry::parse(&files.entry).unwrap().to_baked();
         recompute_normals(&mut asset, 1);
-        half.set_prop(
-            &name,
-            &loaded.entry,
-            loaded.revision + 1,
-            &encode(&asset).unwrap(),
-        )
-        .unwrap();
+        files.entry = encode(&asset).unwrap();
+        half.set_prop(&name, &loaded.entry, loaded.revision + 1, &files)
+            .unwrap();
     }
     assert!(!manifest.assets.is_empty());
     let recomputed = frame(&mut half);

@@ -1,8 +1,9 @@
 //! A cache entry seen by the renderer and the registry: its parts as GPU-ready
-//! geometry (slices of the entry's bytes, no conversion pass) and its shape.
+//! geometry (slices of the entry's and its texture blobs' bytes, no conversion pass)
+//! and its shape.
 
 use sylva_buckets::PropShape;
-use sylva_cache::{Entry, IndexFormat};
+use sylva_cache::{Entry, IndexFormat, PropView};
 use sylva_mesh::AlphaMode as BakedAlpha;
 use sylva_render::props::{
     AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureRgba8,
@@ -26,9 +27,9 @@ pub fn shape_of(entry: &Entry) -> PropShape {
     }
 }
 
-/// Every part of `entry` as geometry the props renderer uploads directly.
-pub fn geometry_of<'a>(entry: &Entry<'a>) -> Vec<PartGeometry<'a>> {
-    entry
+/// Every part of `prop` as geometry the props renderer uploads directly.
+pub fn geometry_of<'a>(prop: &PropView<'a>) -> Vec<PartGeometry<'a>> {
+    prop.entry
         .parts
         .iter()
         .map(|part| {
@@ -50,11 +51,11 @@ pub fn geometry_of<'a>(entry: &Entry<'a>) -> Vec<PartGeometry<'a>> {
                     base_color: material.base_color_factor,
                     texture: material
                         .base_color_texture
-                        .and_then(|binding| entry.textures.get(binding.texture as usize))
+                        .and_then(|binding| prop.textures.get(binding.texture as usize))
                         .map(|t| TextureRgba8 {
                             width: t.width,
                             height: t.height,
-                            pixels: t.rgba8,
+                            pixels: t.levels[0],
                         }),
                     alpha: match material.alpha_mode {
                         BakedAlpha::Opaque => AlphaMode::Opaque,
