@@ -4,7 +4,7 @@ use sylva_cache::{
     encode, encode_texture, BakedAsset, CacheDir, FormatError, PropFiles, StoreError, TextureFile,
 };
 use sylva_import::{import, ImportStats};
-use sylva_mesh::Aabb;
+use sylva_mesh::{Aabb, AlphaMode};
 
 use crate::chain::{build_chain, build_chain_with_budget, ChainStats};
 use crate::key::AssetSource;
@@ -88,7 +88,8 @@ pub fn bake_asset(
     let textures = imported
         .textures
         .iter()
-        .map(|t| encode_texture(&bake_texture(t)))
+        .enumerate()
+        .map(|(i, t)| encode_texture(&bake_texture(t, mask_cutoff(&imported.parts, i))))
         .collect::<Result<Vec<_>, _>>()?;
     let asset = BakedAsset {
         prop_id: source.prop_id.clone(),
@@ -102,4 +103,18 @@ pub fn bake_asset(
         parts: stats,
     };
     Ok((BakedProp { asset, textures }, report))
+}
+
+/// The cutoff of the first alpha-tested material (in part order) that samples texture
+/// `index`: its mip levels keep the coverage that cutoff gives level 0.
+fn mask_cutoff(parts: &[sylva_import::ImportedPart], index: usize) -> Option<f32> {
+    parts.iter().find_map(|part| {
+        let material = &part.material;
+        match (material.alpha_mode, material.base_color_texture) {
+            (AlphaMode::Mask { cutoff }, Some(binding)) if binding.texture as usize == index => {
+                Some(cutoff)
+            }
+            _ => None,
+        }
+    })
 }

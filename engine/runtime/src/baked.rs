@@ -27,8 +27,9 @@ pub fn shape_of(entry: &Entry) -> PropShape {
     }
 }
 
-/// Every part of `prop` as geometry the props renderer uploads directly.
-pub fn geometry_of<'a>(prop: &PropView<'a>) -> Vec<PartGeometry<'a>> {
+/// Every part of `prop` as geometry the props renderer uploads directly; parts whose
+/// textures are one blob share one GPU texture (the blob's content address is the key).
+pub fn geometry_of<'a>(prop: &'a PropView<'_>) -> Vec<PartGeometry<'a>> {
     prop.entry
         .parts
         .iter()
@@ -51,11 +52,15 @@ pub fn geometry_of<'a>(prop: &PropView<'a>) -> Vec<PartGeometry<'a>> {
                     base_color: material.base_color_factor,
                     texture: material
                         .base_color_texture
-                        .and_then(|binding| prop.textures.get(binding.texture as usize))
-                        .map(|t| TextureRgba8 {
+                        .and_then(|binding| {
+                            let index = binding.texture as usize;
+                            Some((prop.entry.textures.get(index)?, prop.textures.get(index)?))
+                        })
+                        .map(|(id, t)| TextureRgba8 {
+                            key: id.0,
                             width: t.width,
                             height: t.height,
-                            pixels: t.levels[0],
+                            levels: &t.levels,
                         }),
                     alpha: match material.alpha_mode {
                         BakedAlpha::Opaque => AlphaMode::Opaque,

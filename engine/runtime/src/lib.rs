@@ -184,6 +184,11 @@ impl Runtime {
         &self.context
     }
 
+    /// The props renderer (GPU geometry and textures of the loaded props).
+    pub fn props(&self) -> &PropsRenderer {
+        &self.props
+    }
+
     /// What is loaded, by prop id.
     pub fn loaded(&self) -> &BTreeMap<String, LoadedProp> {
         &self.loaded
