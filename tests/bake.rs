@@ -796,3 +796,103 @@ fn a_required_light_bakes_with_a_warning_and_draco_is_refused_while_the_rest_bak
     let error = failure_of(&report, "box/draco.glb").to_string();
     assert!(error.contains("gltf-transform/cli decompress"), "{error}");
 }
+
+/// A `.gltf` of `quads` textured quads in a row (its own `<stem>.bin`), whose base
+/// colour is the external `palette.png` every prop of the kit shares: how Kenney-style
+/// kits are exported.
+fn palette_prop(folder: &Path, stem: &str, quads: usize) {
+    let mut bin = Vec::new();
+    for q in 0..quads {
+        let x = q as f32;
+        for (dx, z) in [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)] {
+            for v in [x + dx, 0.0, z] {
+                bin.extend_from_slice(&f32::to_le_bytes(v));
+            }
+        }
+    }
+    let uv_at = bin.len();
+    for q in 0..quads {
+        let u = (q % 16) as f32 / 16.0;
+        for (du, v) in [(0.0, 0.0), (0.0625, 0.0), (0.0625, 0.0625), (0.0, 0.0625)] {
+            for c in [u + du, v] {
+                bin.extend_from_slice(&f32::to_le_bytes(c));
+            }
+        }
+    }
+    let index_at = bin.len();
+    for q in 0..quads as u16 {
+        for i in [0, 1, 2, 0, 2, 3] {
+            bin.extend_from_slice(&(q * 4 + i).to_le_bytes());
+        }
+    }
+    let vertices = quads * 4;
+    let document = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{
+            "attributes": {"POSITION": 0, "TEXCOORD_0": 1},
+            "indices": 2,
+            "material": 0
+        }]}],
+        "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
+        "textures": [{"source": 0}],
+        "images": [{"uri": "palette.png"}],
+        "buffers": [{"uri": format!("{stem}.bin"), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": uv_at},
+            {"buffer": 0, "byteOffset": uv_at, "byteLength": index_at - uv_at},
+            {"buffer": 0, "byteOffset": index_at, "byteLength": bin.len() - index_at}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": vertices, "type": "VEC3",
+             "min": [0.0, 0.0, 0.0], "max": [quads as f32, 0.0, 1.0]},
+            {"bufferView": 1, "componentType": 5126, "count": vertices, "type": "VEC2"},
+            {"bufferView": 2, "componentType": 5123, "count": quads * 6, "type": "SCALAR"}
+        ]
+    });
+    fs::write(folder.join(format!("{stem}.bin")), bin).unwrap();
+    fs::write(folder.join(format!("{stem}.gltf")), document.to_string()).unwrap();
+}
+
+#[test]
+fn four_props_sharing_a_512_palette_make_at_most_one_and_a_half_megabytes_of_cache() {
+    let assets = temp_assets(&["kit"], &[]);
+    let folder = assets.path().join("kit");
+    fs::create_dir_all(&folder).unwrap();
+    let mut png_bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png_bytes, 512, 512);
+    encoder.set_color(png::ColorType::Rgba);
+    let texels: Vec<u8> = (0..512 * 512u32)
+        .flat_map(|i| {
+            [
+                (i % 512 / 32 * 16) as u8,
+                (i / 512 / 32 * 16) as u8,
+                90,
+                255,
+            ]
+        })
+        .collect();
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&texels)
+        .unwrap();
+    fs::write(folder.join("palette.png"), png_bytes).unwrap();
+    // 30 to 472 triangles, like the kit in issue 13.
+    for (stem, quads) in [("crate", 15), ("fence", 60), ("barrel", 120), ("cart", 236)] {
+        palette_prop(&folder, stem, quads);
+    }
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    let report = bake(assets.path(), &cache);
+    assert_eq!((report.baked(), report.failed()), (4, 0));
+    assert_eq!(cache.texture_files().unwrap().len(), 1, "one palette blob");
+    let total: u64 = fs::read_dir(cache.root())
+        .unwrap()
+        .map(|f| f.unwrap().metadata().unwrap().len())
+        .sum();
+    println!("four props sharing a 512² palette: {total} bytes of cache");
+    assert!(total <= 1_500_000, "{total} bytes");
+}

@@ -511,5 +511,7 @@ fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_t
     let report = runtime.load_cache(&cache).unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
     assert_eq!(runtime.props().texture_memory(), (1, chain_bytes));
-    runtime.render_image(close_up(), 0.0, SIZE.0, SIZE.1).unwrap();
+    runtime
+        .render_image(close_up(), 0.0, SIZE.0, SIZE.1)
+        .unwrap();
 }
