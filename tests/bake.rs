@@ -40,6 +40,15 @@ fn baked_paths(report: &FolderReport) -> Vec<&str> {
         .collect()
 }
 
+/// What `sylva check` would print.
+fn check_messages(assets: &Path, cache: &CacheDir) -> Vec<String> {
+    check_folder(assets, cache)
+        .unwrap()
+        .iter()
+        .map(|f| f.to_string())
+        .collect()
+}
+
 fn cache_in(dir: &tempfile::TempDir) -> CacheDir {
     CacheDir::new(dir.path().join("cache"))
 }
@@ -158,13 +167,8 @@ fn a_missing_corrupt_or_stray_texture_blob_is_found_by_check_and_healed_by_the_b
 
     let stray = format!("{}.sylvatex", "0".repeat(64));
     fs::write(cache.root().join(&stray), b"x").unwrap();
-    let findings: Vec<String> = check_folder(assets.path(), &cache)
-        .unwrap()
-        .iter()
-        .map(|f| f.to_string())
-        .collect();
     assert_eq!(
-        findings,
+        check_messages(assets.path(), &cache),
         [format!("unreferenced: {stray} belongs to no asset")]
     );
     let report = bake(assets.path(), &cache);
@@ -175,11 +179,8 @@ fn a_missing_corrupt_or_stray_texture_blob_is_found_by_check_and_healed_by_the_b
 #[test]
 fn props_sharing_a_texture_store_one_blob_that_goes_with_the_last_of_them() {
     let assets = full_assets();
-    // Three more trucks: the same document, so the same buffer and the same PNG.
+    common::add_truck_copies(assets.path());
     let truck = assets.path().join("truck/CesiumMilkTruck.gltf");
-    for copy in ["a", "b", "c"] {
-        fs::copy(&truck, assets.path().join(format!("truck/{copy}.gltf"))).unwrap();
-    }
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(assets.path(), &cache);
@@ -399,13 +400,8 @@ fn check_lists_what_is_missing_stale_orphaned_or_unreferenced() {
     .unwrap();
     fs::remove_file(assets.path().join("box/Box.glb")).unwrap();
     cache.write_entry("stray.sylva", b"x").unwrap();
-    let findings: Vec<String> = check_folder(assets.path(), &cache)
-        .unwrap()
-        .iter()
-        .map(|f| f.to_string())
-        .collect();
     assert_eq!(
-        findings,
+        check_messages(assets.path(), &cache),
         [
             "stale: truck/CesiumMilkTruck.gltf changed since it was baked (or its settings did)",
             "orphaned: the manifest lists box/Box.glb, which is gone",

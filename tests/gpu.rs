@@ -478,10 +478,7 @@ fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_t
     let assets = common::temp_assets(&["truck"], &[("truck", "CesiumMilkTruck.gltf")]);
     common::add_file(assets.path(), "truck", "CesiumMilkTruck0.bin");
     common::add_file(assets.path(), "truck", "CesiumMilkTruck.png");
-    let truck = assets.path().join("truck/CesiumMilkTruck.gltf");
-    for copy in ["a", "b", "c"] {
-        std::fs::copy(&truck, assets.path().join(format!("truck/{copy}.gltf"))).unwrap();
-    }
+    common::add_truck_copies(assets.path());
     let dir = tempfile::tempdir().unwrap();
     let cache = CacheDir::new(dir.path());
     let report = bake_folder(assets.path(), &cache, &BakeOptions::default()).unwrap();

@@ -152,8 +152,16 @@ fn parts_past_65535_vertices_use_u32_indices() {
 #[test]
 fn every_truncation_is_refused() {
     let bytes = encode(&sample()).unwrap();
+    assert_every_truncation_is_refused(&bytes, |b| Entry::parse(b).map(drop));
+}
+
+/// Every proper prefix of `bytes` is refused by `parse` as truncated.
+pub(crate) fn assert_every_truncation_is_refused(
+    bytes: &[u8],
+    parse: impl Fn(&[u8]) -> Result<(), FormatError>,
+) {
     for len in 0..bytes.len() {
-        let err = Entry::parse(&bytes[..len]).unwrap_err();
+        let err = parse(&bytes[..len]).unwrap_err();
         assert!(
             matches!(err, FormatError::Truncated { .. }),
             "length {len}: {err}"
