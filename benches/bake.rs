@@ -63,7 +63,7 @@ fn bake_per_prop(c: &mut Criterion) {
     let props = kit_props();
     let kit_triangles: usize = props
         .iter()
-        .map(|p| triangles(&bake_asset(p, &settings).unwrap().0))
+        .map(|p| triangles(&bake_asset(p, &settings).unwrap().0.asset))
         .sum();
     println!(
         "kit: {} props, {kit_triangles} full-detail triangles",
@@ -136,7 +136,7 @@ fn load_vs_bake(c: &mut Criterion) {
         ("CesiumMan", corpus("CesiumMan.glb")),
     ];
     for (name, source) in sources {
-        let bytes = encode(&bake_asset(&source, &settings).unwrap().0).unwrap();
+        let bytes = encode(&bake_asset(&source, &settings).unwrap().0.asset).unwrap();
         println!("{name}: entry {} bytes", bytes.len());
         group.bench_function(format!("load_from_cache/{name}"), |b| {
             b.iter(|| Entry::parse(&bytes).unwrap().parts.len())
@@ -205,7 +205,8 @@ fn gpu_bytes(_: &mut Criterion) {
     let sheen = vec![
         bake_asset(&corpus("SheenCloth.glb"), &BakeSettings::default())
             .unwrap()
-            .0,
+            .0
+            .asset,
     ];
     for (label, assets) in [("the kit", kit), ("SheenCloth", sheen)] {
         let (shared, copies, compacted) =

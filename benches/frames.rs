@@ -6,7 +6,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::bake::{bake_folder, BakeOptions};
 use sylva::buckets::PlacementRegistry;
-use sylva::cache::{CacheDir, Entry};
+use sylva::cache::CacheDir;
 use sylva::render::props::PropsRenderer;
 use sylva::render::reference::ObjectPart;
 use sylva::render::{render_image, CameraView, RenderContext, Scene, OUTPUT_FORMAT};
@@ -47,9 +47,8 @@ fn frames(c: &mut Criterion) {
     let registry = plugin.world().registry();
     let (mut objects, mut object_vertex_bytes) = (Vec::new(), 0u64);
     for (name, loaded) in plugin.loaded() {
-        let bytes = cache.read_entry(&loaded.entry).unwrap();
-        let entry = Entry::parse(&bytes).unwrap();
-        let parts: Vec<ObjectPart> = geometry_of(&entry)
+        let files = cache.read_prop(&loaded.entry).unwrap();
+        let parts: Vec<ObjectPart> = geometry_of(&files.parse().unwrap())
             .iter()
             .map(|g| ObjectPart::upload(&context.renderer, g).unwrap())
             .collect();

@@ -48,7 +48,7 @@ seed() {
     done
 }
 seed gltf_import "$repo"/assets/*/*.glb "$repo"/tests/data/gltf/*.gl* "$repo"/tests/data/broken/*.gl*
-seed cache_entry "$repo"/cache/*.sylva "$repo"/engine/cache/tests/data/*.sylva
+seed cache_entry "$repo"/cache/*.sylva "$repo"/cache/*.sylvatex "$repo"/engine/cache/tests/data/*.sylva*
 seed preset "$repo"/presets/*.ron
 (
     cd "$repo"

@@ -41,6 +41,15 @@ fn baked_paths(report: &FolderReport) -> Vec<&str> {
         .collect()
 }
 
+/// What `sylva check` would print.
+fn check_messages(assets: &Path, cache: &CacheDir) -> Vec<String> {
+    check_folder(assets, cache)
+        .unwrap()
+        .iter()
+        .map(|f| f.to_string())
+        .collect()
+}
+
 fn cache_in(dir: &tempfile::TempDir) -> CacheDir {
     CacheDir::new(dir.path().join("cache"))
 }
@@ -119,6 +128,96 @@ fn a_flipped_byte_in_an_entry_is_detected_and_rebaked() {
         1,
         "same content, same revision"
     );
+}
+
+#[test]
+fn a_missing_corrupt_or_stray_texture_blob_is_found_by_check_and_healed_by_the_bake() {
+    let assets = full_assets();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let [blob] = &cache.texture_files().unwrap()[..] else {
+        panic!("the truck's one texture is one blob");
+    };
+    let blob_path = cache.root().join(blob);
+    let good = fs::read(&blob_path).unwrap();
+    let truck = "truck/CesiumMilkTruck.gltf";
+
+    fs::remove_file(&blob_path).unwrap();
+    assert!(matches!(
+        &check_folder(assets.path(), &cache).unwrap()[..],
+        [Finding::TextureMissing { path, texture }] if path == truck && texture == blob
+    ));
+    let runtime_error = cache
+        .read_prop(&cache.read_manifest().unwrap().assets[truck].entry)
+        .unwrap_err()
+        .to_string();
+    assert!(runtime_error.contains(blob.as_str()), "{runtime_error}");
+    assert_eq!(baked_paths(&bake(assets.path(), &cache)), [truck]);
+    assert_eq!(fs::read(&blob_path).unwrap(), good);
+
+    let mut corrupt = good.clone();
+    corrupt[good.len() / 2] ^= 0x08;
+    fs::write(&blob_path, &corrupt).unwrap();
+    assert!(matches!(
+        &check_folder(assets.path(), &cache).unwrap()[..],
+        [Finding::TextureDifferent { path, .. }] if path == truck
+    ));
+    assert_eq!(baked_paths(&bake(assets.path(), &cache)), [truck]);
+    assert_eq!(fs::read(&blob_path).unwrap(), good);
+
+    let stray = format!("{}.sylvatex", "0".repeat(64));
+    fs::write(cache.root().join(&stray), b"x").unwrap();
+    assert_eq!(
+        check_messages(assets.path(), &cache),
+        [format!("unreferenced: {stray} belongs to no asset")]
+    );
+    let report = bake(assets.path(), &cache);
+    assert_eq!(report.removed_entries, [stray]);
+    assert!(check_folder(assets.path(), &cache).unwrap().is_empty());
+}
+
+#[test]
+fn props_sharing_a_texture_store_one_blob_that_goes_with_the_last_of_them() {
+    let assets = full_assets();
+    common::add_truck_copies(assets.path());
+    let truck = assets.path().join("truck/CesiumMilkTruck.gltf");
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let manifest = cache.read_manifest().unwrap();
+    let trucks: Vec<_> = manifest
+        .assets
+        .iter()
+        .filter(|(path, _)| path.starts_with("truck/"))
+        .map(|(_, listed)| {
+            Entry::parse(&cache.read_entry(&listed.entry).unwrap())
+                .unwrap()
+                .textures
+        })
+        .collect();
+    assert_eq!(trucks.len(), 4);
+    assert!(trucks.iter().all(|t| *t == trucks[0]), "{trucks:?}");
+    assert_eq!(cache.texture_files().unwrap().len(), 1, "stored once");
+
+    for copy in ["a", "b", "c"] {
+        fs::remove_file(assets.path().join(format!("truck/{copy}.gltf"))).unwrap();
+    }
+    let report = bake(assets.path(), &cache);
+    assert_eq!(report.removed_entries.len(), 3, "the copies' entries only");
+    assert_eq!(
+        cache.texture_files().unwrap().len(),
+        1,
+        "the truck keeps it"
+    );
+    fs::remove_file(truck).unwrap();
+    let report = bake(assets.path(), &cache);
+    assert_eq!(
+        report.removed_entries.len(),
+        2,
+        "the truck's entry and blob"
+    );
+    assert!(cache.texture_files().unwrap().is_empty());
 }
 
 #[test]
@@ -238,17 +337,20 @@ fn bakes_are_identical_on_one_and_four_threads() {
             .build()
             .unwrap();
         pool.install(|| bake(assets.path(), &cache));
-        let mut files: Vec<(String, Vec<u8>)> = cache
-            .entry_files()
-            .unwrap()
+        let mut files: Vec<(String, Vec<u8>)> = [cache.entry_files(), cache.texture_files()]
             .into_iter()
+            .flat_map(Result::unwrap)
             .map(|name| (name.clone(), cache.read_entry(&name).unwrap()))
             .collect();
         files.push(("manifest".into(), fs::read(cache.manifest_path()).unwrap()));
         files
     };
     let one = bytes_with(1);
-    assert_eq!(one.len(), 5);
+    assert_eq!(
+        one.len(),
+        6,
+        "four entries, the truck's texture, the manifest"
+    );
     assert_eq!(one, bytes_with(4));
 }
 
@@ -299,13 +401,8 @@ fn check_lists_what_is_missing_stale_orphaned_or_unreferenced() {
     .unwrap();
     fs::remove_file(assets.path().join("box/Box.glb")).unwrap();
     cache.write_entry("stray.sylva", b"x").unwrap();
-    let findings: Vec<String> = check_folder(assets.path(), &cache)
-        .unwrap()
-        .iter()
-        .map(|f| f.to_string())
-        .collect();
     assert_eq!(
-        findings,
+        check_messages(assets.path(), &cache),
         [
             "stale: truck/CesiumMilkTruck.gltf changed since it was baked (or its settings did)",
             "orphaned: the manifest lists box/Box.glb, which is gone",
@@ -348,9 +445,10 @@ fn the_runtime_reads_an_entry_by_prop_id_without_copying() {
             assert!(level.indices().all(|i| i < part.vertex_count));
         }
     }
-    let texture = &entry.textures[0];
+    let files = cache.read_prop(&listed.entry).unwrap();
+    let texture = &files.parse().unwrap().textures[0];
     assert_eq!(
-        texture.rgba8.len(),
+        texture.levels[0].len(),
         (texture.width * texture.height * 4) as usize
     );
     let range = bytes.as_ptr_range();
@@ -699,4 +797,104 @@ fn a_required_light_bakes_with_a_warning_and_draco_is_refused_while_the_rest_bak
     );
     let error = failure_of(&report, "box/draco.glb").to_string();
     assert!(error.contains("gltf-transform/cli decompress"), "{error}");
+}
+
+/// A `.gltf` of `quads` textured quads in a row (its own `<stem>.bin`), whose base
+/// colour is the external `palette.png` every prop of the kit shares: how Kenney-style
+/// kits are exported.
+fn palette_prop(folder: &Path, stem: &str, quads: usize) {
+    let mut bin = Vec::new();
+    for q in 0..quads {
+        let x = q as f32;
+        for (dx, z) in [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)] {
+            for v in [x + dx, 0.0, z] {
+                bin.extend_from_slice(&f32::to_le_bytes(v));
+            }
+        }
+    }
+    let uv_at = bin.len();
+    for q in 0..quads {
+        let u = (q % 16) as f32 / 16.0;
+        for (du, v) in [(0.0, 0.0), (0.0625, 0.0), (0.0625, 0.0625), (0.0, 0.0625)] {
+            for c in [u + du, v] {
+                bin.extend_from_slice(&f32::to_le_bytes(c));
+            }
+        }
+    }
+    let index_at = bin.len();
+    for q in 0..quads as u16 {
+        for i in [0, 1, 2, 0, 2, 3] {
+            bin.extend_from_slice(&(q * 4 + i).to_le_bytes());
+        }
+    }
+    let vertices = quads * 4;
+    let document = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{
+            "attributes": {"POSITION": 0, "TEXCOORD_0": 1},
+            "indices": 2,
+            "material": 0
+        }]}],
+        "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
+        "textures": [{"source": 0}],
+        "images": [{"uri": "palette.png"}],
+        "buffers": [{"uri": format!("{stem}.bin"), "byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": uv_at},
+            {"buffer": 0, "byteOffset": uv_at, "byteLength": index_at - uv_at},
+            {"buffer": 0, "byteOffset": index_at, "byteLength": bin.len() - index_at}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": vertices, "type": "VEC3",
+             "min": [0.0, 0.0, 0.0], "max": [quads as f32, 0.0, 1.0]},
+            {"bufferView": 1, "componentType": 5126, "count": vertices, "type": "VEC2"},
+            {"bufferView": 2, "componentType": 5123, "count": quads * 6, "type": "SCALAR"}
+        ]
+    });
+    fs::write(folder.join(format!("{stem}.bin")), bin).unwrap();
+    fs::write(folder.join(format!("{stem}.gltf")), document.to_string()).unwrap();
+}
+
+#[test]
+fn four_props_sharing_a_512_palette_make_at_most_one_and_a_half_megabytes_of_cache() {
+    let assets = temp_assets(&["kit"], &[]);
+    let folder = assets.path().join("kit");
+    fs::create_dir_all(&folder).unwrap();
+    let mut png_bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png_bytes, 512, 512);
+    encoder.set_color(png::ColorType::Rgba);
+    let texels: Vec<u8> = (0..512 * 512u32)
+        .flat_map(|i| {
+            [
+                (i % 512 / 32 * 16) as u8,
+                (i / 512 / 32 * 16) as u8,
+                90,
+                255,
+            ]
+        })
+        .collect();
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&texels)
+        .unwrap();
+    fs::write(folder.join("palette.png"), png_bytes).unwrap();
+    // 30 to 472 triangles, like the kit in issue 13.
+    for (stem, quads) in [("crate", 15), ("fence", 60), ("barrel", 120), ("cart", 236)] {
+        palette_prop(&folder, stem, quads);
+    }
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    let report = bake(assets.path(), &cache);
+    assert_eq!((report.baked(), report.failed()), (4, 0));
+    assert_eq!(cache.texture_files().unwrap().len(), 1, "one palette blob");
+    let total: u64 = fs::read_dir(cache.root())
+        .unwrap()
+        .map(|f| f.unwrap().metadata().unwrap().len())
+        .sum();
+    println!("four props sharing a 512² palette: {total} bytes of cache");
+    assert!(total <= 1_500_000, "{total} bytes");
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use glam::Mat4;
-use sylva::cache::{CacheDir, Entry};
+use sylva::cache::{CacheDir, PropFiles};
 use sylva::export::{frame, write_glb, ExportOptions, ExportReport};
 use sylva::scatter::Placement;
 use sylva::world::World;
@@ -18,14 +18,14 @@ use sylva::world::World;
 fn export(world: &World, dir: &Path, with_terrain: bool) -> (PathBuf, ExportReport) {
     let cache = CacheDir::new(common::repo().join("cache"));
     let manifest = cache.read_manifest().unwrap();
-    let files: BTreeMap<&str, Vec<u8>> = manifest
+    let files: BTreeMap<&str, PropFiles> = manifest
         .assets
         .values()
-        .map(|e| (e.prop.as_str(), cache.read_entry(&e.entry).unwrap()))
+        .map(|e| (e.prop.as_str(), cache.read_prop(&e.entry).unwrap()))
         .collect();
     let props = files
         .iter()
-        .map(|(id, bytes)| (*id, Entry::parse(bytes).unwrap()))
+        .map(|(id, files)| (*id, files.parse().unwrap()))
         .collect();
     let placements: Vec<&Placement> = world.editor().painter().placements().collect();
     let mesh = with_terrain.then(|| world.terrain().mesh());

@@ -236,16 +236,16 @@ fn a_hot_swapped_prop_draws_its_new_geometry_with_every_placement_intact() {
     let (_, entry) = manifest
         .prop("broadleaf/oak_wide")
         .expect("the oak is baked");
-    let original = cache.read_entry(&entry.entry).unwrap();
+    let mut widened = cache.read_prop(&entry.entry).unwrap();
     // The same oak, twice as wide: a re-bake with new geometry.
-    let mut asset = Entry::parse(&original).unwrap().to_baked();
+    let mut asset = Entry::parse(&widened.entry).unwrap().to_baked();
     for part in &mut asset.parts {
         for v in &mut part.vertices {
             v.position[0] *= 2.0;
             v.position[2] *= 2.0;
         }
     }
-    let widened = encode(&asset).unwrap();
+    widened.entry = encode(&asset).unwrap();
 
     let widen = |runtime: &mut Runtime| {
         runtime
@@ -347,16 +347,12 @@ fn switching_lod_keeps_the_authored_shading() {
     // The same LOD 1, its normals recomputed from its own triangles.
     let manifest = cache.read_manifest().unwrap();
     for (name, loaded) in half.loaded().clone() {
-        let bytes = cache.read_entry(&loaded.entry).unwrap();
-        let mut asset = Entry::parse(&bytes).unwrap().to_baked();
+        let mut files = cache.read_prop(&loaded.entry).unwrap();
+        let mut asset = Entry::parse(&files.entry).unwrap().to_baked();
         recompute_normals(&mut asset, 1);
-        half.set_prop(
-            &name,
-            &loaded.entry,
-            loaded.revision + 1,
-            &encode(&asset).unwrap(),
-        )
-        .unwrap();
+        files.entry = encode(&asset).unwrap();
+        half.set_prop(&name, &loaded.entry, loaded.revision + 1, &files)
+            .unwrap();
     }
     assert!(!manifest.assets.is_empty());
     let recomputed = frame(&mut half);
@@ -473,4 +469,46 @@ fn terrain_lod_leaves_no_holes_along_a_dolly_across_patch_boundaries() {
         }
     }
     assert!(steps.len() > 1, "the dolly never changed the patches drawn");
+}
+
+#[test]
+fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_the_last_goes() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    // Four trucks: the same document, so the same buffer and PNG, one texture blob.
+    let assets = common::temp_assets(&["truck"], &[("truck", "CesiumMilkTruck.gltf")]);
+    common::add_file(assets.path(), "truck", "CesiumMilkTruck0.bin");
+    common::add_file(assets.path(), "truck", "CesiumMilkTruck.png");
+    common::add_truck_copies(assets.path());
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CacheDir::new(dir.path());
+    let report = bake_folder(assets.path(), &cache, &BakeOptions::default()).unwrap();
+    assert_eq!(report.failed(), 0);
+    let [blob] = &cache.texture_files().unwrap()[..] else {
+        panic!("the four trucks share one texture blob");
+    };
+    let blob = std::fs::read(cache.root().join(blob)).unwrap();
+    let blob = sylva::cache::TextureView::parse(&blob).unwrap();
+    assert!(blob.levels.len() > 1, "a mip chain");
+    let chain_bytes: u64 = blob.levels.iter().map(|l| l.len() as u64).sum();
+
+    let world = World::new(default_world(), &empty_session(), &LodConfig::default()).unwrap();
+    let mut runtime = runtime(world, &cache);
+    let props: Vec<String> = runtime.loaded().keys().cloned().collect();
+    assert_eq!(props.len(), 4);
+    assert_eq!(runtime.props().texture_memory(), (1, chain_bytes));
+
+    let (last, others) = props.split_last().unwrap();
+    for prop in others {
+        runtime.unload(prop).unwrap();
+    }
+    assert_eq!(runtime.props().texture_memory(), (1, chain_bytes));
+    runtime.unload(last).unwrap();
+    assert_eq!(runtime.props().texture_memory(), (0, 0), "released");
+    // It comes back with its props, and a frame draws with its levels.
+    let report = runtime.load_cache(&cache).unwrap();
+    assert!(report.failed.is_empty(), "{:?}", report.failed);
+    assert_eq!(runtime.props().texture_memory(), (1, chain_bytes));
+    runtime
+        .render_image(close_up(), 0.0, SIZE.0, SIZE.1)
+        .unwrap();
 }

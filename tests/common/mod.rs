@@ -64,6 +64,15 @@ pub fn temp_assets(categories: &[&str], files: &[(&str, &str)]) -> tempfile::Tem
     dir
 }
 
+/// Three more copies of `<assets>/truck/CesiumMilkTruck.gltf` (`a`, `b`, `c`): the same
+/// document, so the same buffer and PNG; four props sharing one texture.
+pub fn add_truck_copies(assets: &std::path::Path) {
+    let truck = assets.join("truck/CesiumMilkTruck.gltf");
+    for copy in ["a", "b", "c"] {
+        std::fs::copy(&truck, assets.join(format!("truck/{copy}.gltf"))).unwrap();
+    }
+}
+
 /// Copies corpus file `file` into `<assets>/<category>/`.
 pub fn add_file(assets: &std::path::Path, category: &str, file: &str) {
     let folder = assets.join(category);

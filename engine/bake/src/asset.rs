@@ -1,13 +1,45 @@
 //! Baking one asset in memory: import, then a LOD chain per part.
 
-use sylva_cache::BakedAsset;
-use sylva_import::{import, ImportError, ImportStats};
-use sylva_mesh::Aabb;
+use sylva_cache::{
+    encode, encode_texture, BakedAsset, CacheDir, FormatError, PropFiles, StoreError, TextureFile,
+};
+use sylva_import::{import, ImportStats};
+use sylva_mesh::{Aabb, AlphaMode};
 
 use crate::chain::{build_chain, build_chain_with_budget, ChainStats};
 use crate::key::AssetSource;
 use crate::settings::BakeSettings;
+use crate::source::AssetError;
 use crate::stages::own_budget;
+use crate::texture::bake_texture;
+
+/// A baked asset: its entry and the texture blobs the entry names, in its order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BakedProp {
+    pub asset: BakedAsset,
+    /// `textures[i]` is the blob of `asset.textures[i]`.
+    pub textures: Vec<TextureFile>,
+}
+
+impl BakedProp {
+    /// The entry encoded, with the blobs' bytes.
+    pub fn files(&self) -> Result<PropFiles, FormatError> {
+        Ok(PropFiles {
+            entry: encode(&self.asset)?,
+            textures: self.textures.iter().map(|t| t.bytes.clone()).collect(),
+        })
+    }
+
+    /// Writes this bake into `cache`, its entry (`entry`, encoded by
+    /// [`BakedProp::files`]) as `name`. Blobs first: a writer killed in between leaves
+    /// no entry naming a blob that is not there.
+    pub fn write(&self, cache: &CacheDir, name: &str, entry: &[u8]) -> Result<(), StoreError> {
+        for texture in &self.textures {
+            cache.write_texture(texture)?;
+        }
+        cache.write_entry(name, entry)
+    }
+}
 
 /// What baking an asset did.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,12 +48,13 @@ pub struct AssetReport {
     pub parts: Vec<ChainStats>,
 }
 
-/// Imports `source` (its external files served from `source.externals`) and builds
-/// every part's chain. Deterministic: the same source and settings give the same asset.
+/// Imports `source` (its external files served from `source.externals`), builds every
+/// part's chain and bakes every texture into its blob. Deterministic: the same source
+/// and settings give the same bytes.
 pub fn bake_asset(
     source: &AssetSource,
     settings: &BakeSettings,
-) -> Result<(BakedAsset, AssetReport), ImportError> {
+) -> Result<(BakedProp, AssetReport), AssetError> {
     let mut resolve = |path: &str| {
         source
             .externals
@@ -55,16 +88,36 @@ pub fn bake_asset(
         unused -= more.facets.appended_vertices.saturating_sub(own);
         (parts[i], stats[i]) = (baked, more);
     }
+    let textures = imported
+        .textures
+        .iter()
+        .enumerate()
+        .map(|(i, t)| encode_texture(&bake_texture(t, mask_cutoff(&imported.parts, i))))
+        .collect::<Result<Vec<_>, _>>()?;
     let asset = BakedAsset {
         prop_id: source.prop_id.clone(),
         source_path: source.path.clone(),
         bounds: parts.iter().fold(Aabb::EMPTY, |b, p| b.union(p.bounds)),
         parts,
-        textures: imported.textures,
+        textures: textures.iter().map(|t| t.id).collect(),
     };
     let report = AssetReport {
         import: imported.stats,
         parts: stats,
     };
-    Ok((asset, report))
+    Ok((BakedProp { asset, textures }, report))
+}
+
+/// The cutoff of the first alpha-tested material (in part order) that samples texture
+/// `index`: its mip levels keep the coverage that cutoff gives level 0.
+fn mask_cutoff(parts: &[sylva_import::ImportedPart], index: usize) -> Option<f32> {
+    parts.iter().find_map(|part| {
+        let material = &part.material;
+        match (material.alpha_mode, material.base_color_texture) {
+            (AlphaMode::Mask { cutoff }, Some(binding)) if binding.texture as usize == index => {
+                Some(cutoff)
+            }
+            _ => None,
+        }
+    })
 }

@@ -1,15 +1,16 @@
 //! Verifying a committed bake for CI: every asset is baked afresh in memory and its
-//! entry must be in the manifest under the current key and equal byte for byte.
+//! entry must be in the manifest under the current key and equal byte for byte, and so
+//! must every texture blob it names.
 
 use std::fmt;
 use std::path::Path;
 
 use rayon::prelude::*;
-use sylva_cache::{encode, CacheDir};
+use sylva_cache::CacheDir;
 use sylva_catalog::folder::read_snapshot;
 
 use crate::asset::bake_asset;
-use crate::folder::FolderError;
+use crate::folder::{textures_named, FolderError};
 use crate::settings::BakeSettings;
 use crate::source::{read_source, source_files, AssetError};
 
@@ -25,11 +26,15 @@ pub enum Finding {
     EntryMissing { path: String, entry: String },
     /// The entry file's bytes are not what a fresh bake writes.
     Different { path: String, entry: String },
+    /// A texture blob the asset's entry names is not there.
+    TextureMissing { path: String, texture: String },
+    /// A texture blob's bytes are not what a fresh bake writes.
+    TextureDifferent { path: String, texture: String },
     /// The asset does not bake at all.
     Failed { path: String, error: AssetError },
     /// The manifest lists an asset that is gone.
     Orphaned { path: String },
-    /// An entry file no manifest line refers to.
+    /// An entry file no manifest line refers to, or a texture blob no listed entry names.
     Unreferenced { entry: String },
 }
 
@@ -47,6 +52,13 @@ impl fmt::Display for Finding {
             Finding::Different { path, entry } => write!(
                 f,
                 "different: {path}'s entry {entry} is not what a fresh bake writes"
+            ),
+            Finding::TextureMissing { path, texture } => {
+                write!(f, "missing: {path}'s texture {texture} is not in the cache")
+            }
+            Finding::TextureDifferent { path, texture } => write!(
+                f,
+                "different: {path}'s texture {texture} is not what a fresh bake writes"
             ),
             Finding::Failed { path, error } => write!(f, "failed: {path}: {error}"),
             Finding::Orphaned { path } => {
@@ -72,14 +84,15 @@ pub fn check_folder(assets: &Path, cache: &CacheDir) -> Result<Vec<Finding>, Fol
             let category = &catalog.categories()[prop.category].name;
             let settings = BakeSettings::for_prop(&snapshot.file, category, &prop.id);
             let fresh = read_source(assets, prop).and_then(|source| {
-                let (asset, _) = bake_asset(&source, &settings)?;
+                let (baked, _) = bake_asset(&source, &settings)?;
                 Ok((
                     source.key(&settings),
                     source_files(&source),
-                    encode(&asset)?,
+                    baked.files()?.entry,
+                    baked.textures,
                 ))
             });
-            let (key, sources, bytes) = match fresh {
+            let (key, sources, bytes, textures) = match fresh {
                 Ok(fresh) => fresh,
                 Err(error) => return Some(Finding::Failed { path, error }),
             };
@@ -102,7 +115,22 @@ pub fn check_folder(assets: &Path, cache: &CacheDir) -> Result<Vec<Finding>, Fol
                     path,
                     entry: listed.entry.clone(),
                 }),
-                Ok(_) => None,
+                Ok(_) => textures.into_iter().find_map(|texture| {
+                    let name = texture.id.file_name();
+                    match cache.read_texture(texture.id) {
+                        Err(_) => Some(Finding::TextureMissing {
+                            path: path.clone(),
+                            texture: name,
+                        }),
+                        Ok(on_disk) if on_disk != texture.bytes => {
+                            Some(Finding::TextureDifferent {
+                                path: path.clone(),
+                                texture: name,
+                            })
+                        }
+                        Ok(_) => None,
+                    }
+                }),
             }
         })
         .collect();
@@ -113,6 +141,12 @@ pub fn check_folder(assets: &Path, cache: &CacheDir) -> Result<Vec<Finding>, Fol
     }
     for entry in cache.entry_files()? {
         if !manifest.assets.values().any(|e| e.entry == entry) {
+            findings.push(Finding::Unreferenced { entry });
+        }
+    }
+    let named = textures_named(cache, &manifest);
+    for entry in cache.texture_files()? {
+        if !named.contains(&entry) {
             findings.push(Finding::Unreferenced { entry });
         }
     }

@@ -1,16 +1,18 @@
 //! The incremental bake of an assets folder into a cache folder: every prop whose
-//! entry is missing or corrupt is baked (in parallel), the rest is left alone;
-//! the manifest is rewritten only when it changes; entries whose source is gone are
-//! removed.
+//! entry or one of its texture blobs is missing or corrupt is baked (in parallel), the
+//! rest is left alone; the manifest is rewritten only when it changes; entries whose
+//! source is gone, and blobs no listed entry names, are removed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
-use sylva_cache::{encode, CacheDir, CacheKey, Entry, Manifest, ManifestEntry, StoreError};
+use sylva_cache::{
+    CacheDir, CacheKey, Entry, Manifest, ManifestEntry, PropFiles, PropView, StoreError,
+};
 use sylva_catalog::{folder::read_snapshot, CatalogFile, Prop};
 use thiserror::Error;
 
@@ -51,6 +53,19 @@ pub struct EntrySummary {
     /// Vertex and index bytes the renderer uploads.
     pub gpu_bytes: usize,
     pub parts: Vec<PartSummary>,
+    /// The texture blobs the entry names, in its order.
+    pub textures: Vec<TextureSummary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TextureSummary {
+    /// The blob file (`<BLAKE3 of its bytes>.sylvatex`), shared by every prop using it.
+    pub file: String,
+    pub width: u32,
+    pub height: u32,
+    pub levels: usize,
+    /// Size of the blob file.
+    pub bytes: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -62,7 +77,9 @@ pub struct PartSummary {
 }
 
 impl EntrySummary {
-    pub fn of(entry: &Entry<'_>, bytes: usize) -> Self {
+    /// The summary of parsed prop files.
+    pub fn of(prop: &PropView<'_>, files: &PropFiles) -> Self {
+        let entry = &prop.entry;
         let parts: Vec<PartSummary> = entry
             .parts
             .iter()
@@ -79,10 +96,24 @@ impl EntrySummary {
                 p.vertex_bytes.len() + p.levels.iter().map(|l| l.index_bytes.len()).sum::<usize>()
             })
             .sum();
+        let textures = entry
+            .textures
+            .iter()
+            .zip(&prop.textures)
+            .zip(&files.textures)
+            .map(|((id, view), bytes)| TextureSummary {
+                file: id.file_name(),
+                width: view.width,
+                height: view.height,
+                levels: view.levels.len(),
+                bytes: bytes.len(),
+            })
+            .collect();
         EntrySummary {
-            bytes,
+            bytes: files.entry.len(),
             gpu_bytes,
             parts,
+            textures,
         }
     }
 }
@@ -110,7 +141,7 @@ pub enum Status {
 pub struct FolderReport {
     /// Every prop, in catalog order.
     pub assets: Vec<AssetOutcome>,
-    /// Entry files deleted because no asset refers to them any more.
+    /// Entry and texture blob files deleted because no asset refers to them any more.
     pub removed_entries: Vec<String>,
     /// Assets dropped from the manifest because their source is gone.
     pub removed_assets: Vec<String>,
@@ -194,8 +225,28 @@ pub fn bake_folder(
             report.removed_entries.push(name);
         }
     }
+    let named = textures_named(cache, &manifest);
+    for name in cache.texture_files()? {
+        if !named.contains(&name) {
+            cache.remove_entry(&name)?;
+            report.removed_entries.push(name);
+        }
+    }
     cache.remove_stale_temporaries(STALE_TEMPORARY_AGE)?;
     Ok(report)
+}
+
+/// The blob files the manifest's entries name (an entry that cannot be read names none:
+/// its asset re-bakes and writes its blobs again).
+pub(crate) fn textures_named(cache: &CacheDir, manifest: &Manifest) -> BTreeSet<String> {
+    manifest
+        .assets
+        .values()
+        .filter_map(|listed| cache.read_entry(&listed.entry).ok())
+        .filter_map(|bytes| Some(Entry::parse(&bytes).ok()?.textures))
+        .flatten()
+        .map(|id| id.file_name())
+        .collect()
 }
 
 /// One asset: its outcome and its manifest entry afterwards (the previous one when it
@@ -243,10 +294,11 @@ fn bake_one(
     // Entries are named after their key, so an intact entry under this name is the bake
     // of exactly these sources and settings, listed in the manifest or not (a bake
     // killed before writing the manifest leaves such entries; the next run keeps them).
-    let on_disk = cache.read_entry(&name).ok();
+    // Intact includes every blob it names: a missing or corrupt one re-bakes the asset.
+    let on_disk = cache.read_prop(&name).ok();
     let intact = on_disk
-        .as_deref()
-        .and_then(|bytes| Some(EntrySummary::of(&Entry::parse(bytes).ok()?, bytes.len())));
+        .as_ref()
+        .and_then(|files| Some(EntrySummary::of(&files.parse().ok()?, files)));
     if let Some(summary) = intact {
         return (
             outcome(Status::Current, Some(summary)),
@@ -254,14 +306,12 @@ fn bake_one(
         );
     }
     let started = Instant::now();
-    let baked = bake_asset(&source, &settings)
-        .map_err(AssetError::from)
-        .and_then(|(asset, report)| Ok((encode(&asset)?, report)))
-        .and_then(|(bytes, report)| {
-            let summary = EntrySummary::of(&Entry::parse(&bytes)?, bytes.len());
-            cache.write_entry(&name, &bytes)?;
-            Ok((summary, report))
-        });
+    let baked = bake_asset(&source, &settings).and_then(|(baked, report)| {
+        let files = baked.files()?;
+        let summary = EntrySummary::of(&files.parse()?, &files);
+        baked.write(cache, &name, &files.entry)?;
+        Ok((summary, report))
+    });
     match baked {
         Ok((summary, report)) => {
             let entry = listing(&name);

@@ -1,5 +1,6 @@
 //! The baker. Imported parts become meshoptimizer LOD chains in which every level of a
 //! part indexes one shared vertex buffer ([`chain`], built from the named [`stages`]);
+//! textures become content-addressed blobs ([`texture`]);
 //! [`key`] says what an entry depends on; [`folder`] bakes an assets folder into a
 //! cache folder incrementally and in parallel, [`check`] verifies a committed bake,
 //! [`watch()`] keeps one current.
@@ -13,14 +14,15 @@ pub mod key;
 pub mod settings;
 pub mod source;
 pub mod stages;
+pub mod texture;
 pub mod watch;
 
-pub use asset::{bake_asset, AssetReport};
+pub use asset::{bake_asset, AssetReport, BakedProp};
 pub use chain::{build_chain, ChainStats};
 pub use check::{check_folder, Finding};
 pub use folder::{
     bake_folder, AssetOutcome, BakeOptions, EntrySummary, FolderError, FolderReport, PartSummary,
-    Status,
+    Status, TextureSummary,
 };
 pub use key::{AssetSource, BAKER_VERSION};
 pub use settings::{BakeSettings, Borders};

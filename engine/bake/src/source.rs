@@ -26,7 +26,7 @@ pub enum AssetError {
     NotAFile { path: PathBuf },
     #[error(transparent)]
     Import(#[from] ImportError),
-    #[error("encoding the entry: {0}")]
+    #[error("encoding the entry or a texture: {0}")]
     Format(#[from] FormatError),
     #[error(transparent)]
     Store(#[from] sylva_cache::StoreError),

@@ -1,10 +1,13 @@
 //! The bake cache. One file per baked asset ("entry"), named after its content key;
 //! `manifest.ron` maps asset paths to entries for the runtime's hot reload.
 //!
-//! - [`format`](mod@format): the entry file format. Pure bytes in, bytes out: [`encode`] writes a
-//!   [`BakedAsset`]; [`Entry::parse`] checks magic, version, checksum and every range,
-//!   then hands out views whose vertex, index and texture slices borrow the file bytes
-//!   (no copy), each blob 16-byte aligned in the file for direct GPU upload.
+//! - [`format`](mod@format): the entry and texture blob file formats. Pure bytes in,
+//!   bytes out: [`encode`] writes a [`BakedAsset`], [`encode_texture`] a [`BakedTexture`]
+//!   as a blob named by its BLAKE3 hash ([`TextureId`]), so props sharing a texture
+//!   share one file; [`Entry::parse`] and [`TextureView::parse`] check magic, version,
+//!   checksum and every range, then hand out views whose vertex, index and texel slices
+//!   borrow the file bytes (no copy), 16-byte aligned in the file for direct GPU upload.
+//! - [`prop`]: an entry with the texture blobs it names ([`PropFiles`]), parsed together.
 //! - [`manifest`]: asset path → entry, key, sources and a per-prop geometry revision.
 //! - [`store`]: the cache directory on disk, with atomic writes (temp file, fsync,
 //!   rename) so a reader never sees half an entry.
@@ -12,11 +15,14 @@
 pub mod format;
 pub mod manifest;
 mod model;
+pub mod prop;
 pub mod store;
 
 pub use format::{
-    encode, Entry, FormatError, IndexFormat, LevelView, PartView, TextureView, FORMAT_VERSION,
+    encode, encode_texture, BakedTexture, Entry, FormatError, IndexFormat, LevelView, PartView,
+    TextureFile, TextureId, TextureView, FORMAT_VERSION, TEXTURE_FORMAT_VERSION,
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError, MANIFEST_FILE};
 pub use model::{BakedAsset, BakedLevel, BakedPart, CacheKey};
+pub use prop::{PropFiles, PropView};
 pub use store::{CacheDir, StoreError};

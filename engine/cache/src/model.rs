@@ -1,4 +1,6 @@
-use sylva_mesh::{Aabb, Material, Sphere, Texture, Vertex};
+use sylva_mesh::{Aabb, Material, Sphere, Vertex};
+
+use crate::format::TextureId;
 
 /// A baked asset as the baker produces it; [`crate::encode`] writes it.
 #[derive(Clone, Debug, PartialEq)]
@@ -10,7 +12,8 @@ pub struct BakedAsset {
     /// Union of the parts' boxes, in prop space.
     pub bounds: Aabb,
     pub parts: Vec<BakedPart>,
-    pub textures: Vec<Texture>,
+    /// The texture blobs its materials index (`TextureBinding::texture`).
+    pub textures: Vec<TextureId>,
 }
 
 /// A part with its LOD chain: one vertex buffer shared by every level, one index

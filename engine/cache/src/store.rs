@@ -1,4 +1,5 @@
-//! The cache folder on disk: entries (`<key>.sylva`) and `manifest.ron`. Every write
+//! The cache folder on disk: entries (`<key>.sylva`), the texture blobs they name
+//! (`<BLAKE3 of the blob>.sylvatex`) and `manifest.ron`. Every write
 //! goes through a temporary file in the same folder, fsync and rename, so a reader (or
 //! a bake interrupted at any point) sees the old file or the new one, never half.
 
@@ -10,10 +11,14 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+use crate::format::{Entry, TextureFile, TextureId};
 use crate::manifest::{Manifest, ManifestError, MANIFEST_FILE};
+use crate::prop::PropFiles;
 
 /// Extension of entry files.
 pub const ENTRY_EXTENSION: &str = "sylva";
+/// Extension of texture blob files.
+pub const TEXTURE_EXTENSION: &str = "sylvatex";
 /// Temporary files start with this; they are never entries.
 const TEMP_PREFIX: &str = ".tmp-";
 
@@ -80,6 +85,45 @@ impl CacheDir {
     /// Entry files present, sorted (temporary files and names the cache would never
     /// write excluded).
     pub fn entry_files(&self) -> Result<Vec<String>, StoreError> {
+        self.files_ending_in(ENTRY_EXTENSION)
+    }
+
+    /// Texture blob files present, sorted, like [`CacheDir::entry_files`].
+    pub fn texture_files(&self) -> Result<Vec<String>, StoreError> {
+        self.files_ending_in(TEXTURE_EXTENSION)
+    }
+
+    /// The bytes of texture blob `id` (unchecked: [`crate::TextureView::parse_as`] checks).
+    pub fn read_texture(&self, id: TextureId) -> Result<Vec<u8>, StoreError> {
+        self.read_entry(&id.file_name())
+    }
+
+    /// Writes a texture blob unless the folder holds these very bytes already (a blob's
+    /// name is its content's hash, so props sharing it write it once).
+    pub fn write_texture(&self, texture: &TextureFile) -> Result<(), StoreError> {
+        let name = texture.id.file_name();
+        if self
+            .read_entry(&name)
+            .is_ok_and(|on_disk| on_disk == texture.bytes)
+        {
+            return Ok(());
+        }
+        self.write(&name, &texture.bytes)
+    }
+
+    /// Entry `name` and every texture blob it names, in the entry's order. An entry that
+    /// does not parse comes back without textures: parsing the files reports why.
+    pub fn read_prop(&self, name: &str) -> Result<PropFiles, StoreError> {
+        let entry = self.read_entry(name)?;
+        let ids = Entry::parse(&entry).map(|e| e.textures).unwrap_or_default();
+        let textures = ids
+            .into_iter()
+            .map(|id| self.read_texture(id))
+            .collect::<Result<_, _>>()?;
+        Ok(PropFiles { entry, textures })
+    }
+
+    fn files_ending_in(&self, extension: &str) -> Result<Vec<String>, StoreError> {
         let entries = match fs::read_dir(&self.root) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -89,10 +133,8 @@ impl CacheDir {
         for entry in entries {
             let entry = entry.map_err(|e| self.io_error(&self.root, e))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            let is_entry = Path::new(&name)
-                .extension()
-                .is_some_and(|e| e == ENTRY_EXTENSION);
-            if is_entry && !name.starts_with(TEMP_PREFIX) && is_plain_file_name(&name) {
+            let matches = Path::new(&name).extension().is_some_and(|e| e == extension);
+            if matches && !name.starts_with(TEMP_PREFIX) && is_plain_file_name(&name) {
                 names.push(name);
             }
         }
@@ -163,7 +205,8 @@ impl CacheDir {
 }
 
 /// ASCII letters, digits, `.`, `-` and `_`, and not `.` or `..`: every name the cache
-/// writes (`<key>.sylva`, `manifest.ron`, `.tmp-…`) and nothing that can leave a folder.
+/// writes (`<key>.sylva`, `<id>.sylvatex`, `manifest.ron`, `.tmp-…`) and nothing that
+/// can leave a folder.
 pub fn is_plain_file_name(name: &str) -> bool {
     !name.is_empty()
         && name != "."

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec2;
-use sylva_cache::{CacheDir, Entry};
+use sylva_cache::{CacheDir, PropFiles, PropView};
 use sylva_catalog::folder::read_snapshot;
 use sylva_export::{write_glb, write_placement_list, ExportOptions, ListFormat};
 use sylva_scatter::{BrushSettings, Editor, Placement, Preset, Session, TerrainSource};
@@ -62,16 +62,16 @@ fn export(c: &mut Criterion) {
     std::fs::write(folder.join("session-100k.ron"), editor.session().to_ron()).unwrap();
     let placements: Vec<&Placement> = editor.painter().placements().collect();
     let cache = CacheDir::new(repo().join("cache"));
-    let files: BTreeMap<String, Vec<u8>> = cache
+    let files: BTreeMap<String, PropFiles> = cache
         .read_manifest()
         .unwrap()
         .assets
         .values()
-        .map(|e| (e.prop.clone(), cache.read_entry(&e.entry).unwrap()))
+        .map(|e| (e.prop.clone(), cache.read_prop(&e.entry).unwrap()))
         .collect();
-    let props: BTreeMap<&str, Entry> = files
+    let props: BTreeMap<&str, PropView> = files
         .iter()
-        .map(|(id, bytes)| (id.as_str(), Entry::parse(bytes).unwrap()))
+        .map(|(id, files)| (id.as_str(), files.parse().unwrap()))
         .collect();
     let report = write_glb(
         &mut io::sink(),

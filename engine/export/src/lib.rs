@@ -1,5 +1,5 @@
 //! A painted world for other engines: one glTF 2.0 binary (`.glb`) and plain placement
-//! lists. Pure: bake-cache entries, placements and the terrain mesh are handed in, bytes
+//! lists. Pure: bake-cache entries (with their texture blobs), placements and the terrain mesh are handed in, bytes
 //! go to the writer handed in; the command line does the file IO (atomically).
 //!
 //! The `.glb` holds, per exported prop:
@@ -8,7 +8,8 @@
 //!   part indexes the same vertex accessors (one interleaved, 36-byte-stride vertex
 //!   bufferView per part, as the cache stores it) through its own index accessor;
 //! - materials (base colour factor and texture, alpha mode and cutoff, double-sided)
-//!   and textures as the cache holds them, each texture once (PNG);
+//!   and textures as the cache holds them (the largest level), each texture blob once
+//!   however many props share it (PNG);
 //! - per terrain cell ([`ExportOptions::cell_size`]) one node drawing LOD 0 with
 //!   `EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION, SCALE accessors) and `MSFT_lod`
 //!   naming one node per coarser level, which share the same instance accessors.
@@ -29,7 +30,7 @@ use std::io::{self, Write};
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
 use json::{accessor, buffer, material, mesh, texture, Index, Root};
-use sylva_cache::{Entry, IndexFormat, PartView, TextureView};
+use sylva_cache::{IndexFormat, PartView, PropView, TextureId, TextureView};
 use sylva_mesh::{AlphaMode, Material, WrapMode, VERTEX_STRIDE};
 use sylva_scatter::Placement;
 use sylva_terrain::TerrainMesh;
@@ -102,12 +103,12 @@ pub struct ExportReport {
 }
 
 /// Writes `placements` of the props in `props` (by prop id; the caller parsed their
-/// cache entries) and optionally the terrain to `out` as one `.glb`. Placements whose
+/// cache entries and texture blobs) and optionally the terrain to `out` as one `.glb`. Placements whose
 /// prop is missing from `props` (or has no triangles) are counted in
 /// [`ExportReport::left_out`], the rest is exported.
 pub fn write_glb<W: Write>(
     out: &mut W,
-    props: &BTreeMap<&str, Entry<'_>>,
+    props: &BTreeMap<&str, PropView<'_>>,
     placements: &[&Placement],
     options: ExportOptions<'_>,
 ) -> Result<ExportReport, ExportError> {
@@ -270,6 +271,8 @@ struct Document {
     bin: Vec<u8>,
     /// One sampler per (wrap S, wrap T) in use; at most nine.
     samplers: Vec<((WrapMode, WrapMode), Index<texture::Sampler>)>,
+    /// The image of each texture blob written so far.
+    images: BTreeMap<TextureId, Index<json::Image>>,
 }
 
 impl Document {
@@ -350,11 +353,21 @@ impl Document {
     fn prop_meshes(
         &mut self,
         id: &str,
-        entry: &Entry<'_>,
+        prop: &PropView<'_>,
     ) -> Result<Vec<Index<json::Mesh>>, ExportError> {
+        let entry = &prop.entry;
         let mut images = Vec::with_capacity(entry.textures.len());
-        for (index, texture) in entry.textures.iter().enumerate() {
-            images.push(self.image(id, index, texture)?);
+        for (index, (texture_id, texture)) in entry.textures.iter().zip(&prop.textures).enumerate()
+        {
+            let image = match self.images.get(texture_id) {
+                Some(&image) => image,
+                None => {
+                    let image = self.image(id, index, texture)?;
+                    self.images.insert(*texture_id, image);
+                    image
+                }
+            };
+            images.push(image);
         }
         let parts: Vec<_> = entry
             .parts
@@ -483,7 +496,7 @@ impl Document {
         encoder
             .write_header()
             .map_err(png_error)?
-            .write_image_data(texture.rgba8)
+            .write_image_data(texture.levels[0])
             .map_err(png_error)?;
         let view = self.view(&png_bytes, None, None);
         Ok(self.root.push(json::Image {

@@ -1,15 +1,17 @@
 use std::sync::Arc;
 
 use glam::{Mat4, Quat, Vec3};
-use sylva_cache::{encode, BakedAsset, BakedLevel, BakedPart};
-use sylva_mesh::{Aabb, Sphere, Texture, TextureBinding, Vertex};
+use sylva_cache::{
+    encode, encode_texture, BakedAsset, BakedLevel, BakedPart, BakedTexture, PropFiles,
+};
+use sylva_mesh::{Aabb, Sphere, TextureBinding, Vertex};
 use sylva_scatter::PlacementId;
 
 use super::*;
 
 /// A prop of two parts with two LOD levels each: a textured quad (its second level
 /// drops a triangle) and a triangle.
-fn two_part_prop(id: &str) -> Vec<u8> {
+fn two_part_prop(id: &str) -> PropFiles {
     let vertex = |x: f32, z: f32| Vertex {
         position: [x, 1.0, z],
         normal: [0.6, 0.8, 0.0],
@@ -50,6 +52,12 @@ fn two_part_prop(id: &str) -> Vec<u8> {
         double_sided: true,
         ..Material::default()
     };
+    let texture = encode_texture(&BakedTexture {
+        width: 2,
+        height: 1,
+        levels: vec![vec![10, 200, 30, 255, 40, 50, 60, 128]],
+    })
+    .unwrap();
     let asset = BakedAsset {
         prop_id: id.into(),
         source_path: format!("{id}.glb"),
@@ -68,13 +76,12 @@ fn two_part_prop(id: &str) -> Vec<u8> {
                 Material::default(),
             ),
         ],
-        textures: vec![Texture {
-            width: 2,
-            height: 1,
-            rgba8: vec![10, 200, 30, 255, 40, 50, 60, 128],
-        }],
+        textures: vec![texture.id],
     };
-    encode(&asset).unwrap()
+    PropFiles {
+        entry: encode(&asset).unwrap(),
+        textures: vec![texture.bytes],
+    }
 }
 
 fn placement(id: u64, prop: &str, position: Vec3, yaw: f32, scale: f32) -> Placement {
@@ -130,13 +137,13 @@ fn instancing(node: &json::Node) -> Option<&serde_json::Value> {
 }
 
 fn export(
-    entries: &[(&str, &[u8])],
+    entries: &[(&str, &PropFiles)],
     placements: &[Placement],
     options: ExportOptions<'_>,
 ) -> (Vec<u8>, ExportReport) {
-    let props: BTreeMap<&str, Entry<'_>> = entries
+    let props: BTreeMap<&str, PropView<'_>> = entries
         .iter()
-        .map(|(id, bytes)| (*id, Entry::parse(bytes).unwrap()))
+        .map(|(id, files)| (*id, files.parse().unwrap()))
         .collect();
     let refs: Vec<&Placement> = placements.iter().collect();
     let mut out = Vec::new();
@@ -171,6 +178,25 @@ fn lod_meshes_share_their_parts_vertex_accessors_and_differ_by_indices() {
     assert_eq!(vertex_views.len(), 2, "one vertex bufferView per part");
     assert_eq!(root.images.len(), 1, "the texture once");
     assert_eq!(root.extensions_used, [EXT_MESH_GPU_INSTANCING, MSFT_LOD]);
+}
+
+#[test]
+fn a_texture_blob_shared_by_props_is_one_image() {
+    let (a, b) = (two_part_prop("tree/a"), two_part_prop("tree/b"));
+    let placements = [
+        placement(1, "tree/a", Vec3::ZERO, 0.0, 1.0),
+        placement(2, "tree/b", Vec3::ONE, 0.0, 1.0),
+    ];
+    let (glb, _) = export(
+        &[("tree/a", &a), ("tree/b", &b)],
+        &placements,
+        ExportOptions::default(),
+    );
+    let (root, _) = split_glb(&glb);
+    assert_eq!(root.meshes.len(), 4, "two props of two levels");
+    assert_eq!(root.images.len(), 1, "one image for the shared blob");
+    assert_eq!(root.textures.len(), 2, "a texture per material");
+    assert!(root.textures.iter().all(|t| t.source.value() == 0));
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! A cache entry seen by the renderer and the registry: its parts as GPU-ready
-//! geometry (slices of the entry's bytes, no conversion pass) and its shape.
+//! geometry (slices of the entry's and its texture blobs' bytes, no conversion pass)
+//! and its shape.
 
 use sylva_buckets::PropShape;
-use sylva_cache::{Entry, IndexFormat};
+use sylva_cache::{Entry, IndexFormat, PropView};
 use sylva_mesh::AlphaMode as BakedAlpha;
 use sylva_render::props::{
     AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureRgba8,
@@ -26,9 +27,10 @@ pub fn shape_of(entry: &Entry) -> PropShape {
     }
 }
 
-/// Every part of `entry` as geometry the props renderer uploads directly.
-pub fn geometry_of<'a>(entry: &Entry<'a>) -> Vec<PartGeometry<'a>> {
-    entry
+/// Every part of `prop` as geometry the props renderer uploads directly; parts whose
+/// textures are one blob share one GPU texture (the blob's content address is the key).
+pub fn geometry_of<'a>(prop: &'a PropView<'_>) -> Vec<PartGeometry<'a>> {
+    prop.entry
         .parts
         .iter()
         .map(|part| {
@@ -50,11 +52,15 @@ pub fn geometry_of<'a>(entry: &Entry<'a>) -> Vec<PartGeometry<'a>> {
                     base_color: material.base_color_factor,
                     texture: material
                         .base_color_texture
-                        .and_then(|binding| entry.textures.get(binding.texture as usize))
-                        .map(|t| TextureRgba8 {
+                        .and_then(|binding| {
+                            let index = binding.texture as usize;
+                            Some((prop.entry.textures.get(index)?, prop.textures.get(index)?))
+                        })
+                        .map(|(id, t)| TextureRgba8 {
+                            key: id.0,
                             width: t.width,
                             height: t.height,
-                            pixels: t.rgba8,
+                            levels: &t.levels,
                         }),
                     alpha: match material.alpha_mode {
                         BakedAlpha::Opaque => AlphaMode::Opaque,

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use rend3::Renderer;
 use serde::Serialize;
 use sylva_buckets::{BucketChanges, PlacementRegistry, PropShape};
-use sylva_cache::{CacheDir, Entry, FormatError, StoreError};
+use sylva_cache::{CacheDir, FormatError, PropFiles, StoreError};
 use sylva_lod::TickStats;
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
 use sylva_render::{
@@ -58,24 +58,26 @@ pub enum RuntimeError {
     },
 }
 
-/// Loads (or replaces) prop `prop` from the bytes of its cache entry `entry_name`: its
-/// parts into `props` (GPU geometry) and its shape into `world`'s registry, whose
-/// placements of it then draw from the next synced frame on. For applications that
-/// draw sylva's props with their own rend3 renderer ([`Runtime`] calls it too). If the
-/// entry is refused, nothing changes.
+/// Loads (or replaces) prop `prop` from the bytes of its cache entry `entry_name` and
+/// the texture blobs it names (`CacheDir::read_prop` reads both): its parts into `props`
+/// (GPU geometry) and its shape into `world`'s registry, whose placements of it then
+/// draw from the next synced frame on. For applications that draw sylva's props with
+/// their own rend3 renderer ([`Runtime`] calls it too). If the entry or a blob is
+/// refused, nothing changes.
 pub fn load_prop(
     renderer: &Renderer,
     props: &mut PropsRenderer,
     world: &mut World,
     prop: &str,
     entry_name: &str,
-    bytes: &[u8],
+    files: &PropFiles,
 ) -> Result<PropShape, RuntimeError> {
-    let entry = Entry::parse(bytes).map_err(|source| RuntimeError::Entry {
+    let view = files.parse().map_err(|source| RuntimeError::Entry {
         prop: prop.to_owned(),
         entry: entry_name.to_owned(),
         source,
     })?;
+    let entry = &view.entry;
     if entry.prop_id != prop {
         return Err(RuntimeError::PropMismatch {
             entry: entry_name.to_owned(),
@@ -83,11 +85,11 @@ pub fn load_prop(
             found: entry.prop_id.to_owned(),
         });
     }
-    let shape = shape_of(&entry);
+    let shape = shape_of(entry);
     let key = world.prop_key(prop);
     // Geometry first: if the GPU refuses it, the registry keeps the old shape too.
     props
-        .set_prop(renderer, key, &geometry_of(&entry))
+        .set_prop(renderer, key, &geometry_of(&view))
         .map_err(|source| RuntimeError::Geometry {
             prop: prop.to_owned(),
             entry: entry_name.to_owned(),
@@ -182,6 +184,11 @@ impl Runtime {
         &self.context
     }
 
+    /// The props renderer (GPU geometry and textures of the loaded props).
+    pub fn props(&self) -> &PropsRenderer {
+        &self.props
+    }
+
     /// What is loaded, by prop id.
     pub fn loaded(&self) -> &BTreeMap<String, LoadedProp> {
         &self.loaded
@@ -202,9 +209,9 @@ impl Runtime {
             }
             let first = current.is_none();
             let loaded = cache
-                .read_entry(&entry.entry)
+                .read_prop(&entry.entry)
                 .map_err(RuntimeError::from)
-                .and_then(|bytes| self.set_prop(&entry.prop, &entry.entry, entry.revision, &bytes));
+                .and_then(|files| self.set_prop(&entry.prop, &entry.entry, entry.revision, &files));
             match loaded {
                 Ok(()) if first => report.loaded.push(entry.prop.clone()),
                 Ok(()) => report.swapped.push(entry.prop.clone()),
@@ -224,13 +231,13 @@ impl Runtime {
         Ok(report)
     }
 
-    /// Loads (or replaces) one prop from its entry's bytes.
+    /// Loads (or replaces) one prop from its entry's and texture blobs' bytes.
     pub fn set_prop(
         &mut self,
         prop: &str,
         entry_name: &str,
         revision: u64,
-        bytes: &[u8],
+        files: &PropFiles,
     ) -> Result<(), RuntimeError> {
         let shape = load_prop(
             &self.context.renderer,
@@ -238,7 +245,7 @@ impl Runtime {
             &mut self.world,
             prop,
             entry_name,
-            bytes,
+            files,
         )?;
         self.loaded.insert(
             prop.to_owned(),

@@ -56,14 +56,14 @@ fn main() -> Result<()> {
     let mut props = PropsRenderer::new(&renderer, &base.interfaces);
     let cache = CacheDir::new(cache);
     for entry in cache.read_manifest()?.assets.values() {
-        let bytes = cache.read_entry(&entry.entry)?;
+        let files = cache.read_prop(&entry.entry)?;
         sylva_runtime::load_prop(
             &renderer,
             &mut props,
             &mut world,
             &entry.prop,
             &entry.entry,
-            &bytes,
+            &files,
         )?;
     }
 

@@ -2,7 +2,7 @@
 //! cache entry that must parse back.
 
 use sylva_bake::{bake_asset, AssetSource, BakeSettings};
-use sylva_cache::{encode, Entry};
+use sylva_cache::{encode, encode_texture, Entry, TextureView};
 
 /// External files a fuzzed `.gltf` may name: the corpus's buffers, served by name as
 /// the baker serves files beside an asset.
@@ -35,10 +35,18 @@ pub fn gltf_import(bytes: &[u8]) {
             .map(|(name, bytes)| ((*name).to_owned(), bytes.to_vec()))
             .collect(),
     };
-    let Ok((asset, _)) = bake_asset(&source, &BakeSettings::default()) else {
+    let Ok((baked, _)) = bake_asset(&source, &BakeSettings::default()) else {
         return;
     };
-    let entry = encode(&asset).expect("an imported asset encodes");
+    let entry = encode(&baked.asset).expect("an imported asset encodes");
+    for texture in &baked.textures {
+        let view = TextureView::parse_as(texture.id, &texture.bytes).expect("a baked blob parses");
+        assert_eq!(
+            encode_texture(&view.to_baked()).expect("a parsed blob re-encodes"),
+            *texture,
+            "the blob round-trips byte for byte"
+        );
+    }
     let parsed = Entry::parse(&entry).expect("an encoded entry parses");
     assert_eq!(
         encode(&parsed.to_baked()).expect("a parsed entry re-encodes"),

@@ -120,6 +120,12 @@ fn print_asset(asset: &AssetOutcome) {
             print_stages(stats);
         }
     }
+    for texture in &summary.textures {
+        println!(
+            "           texture {}×{}, {} levels, {} bytes: {}",
+            texture.width, texture.height, texture.levels, texture.bytes, texture.file
+        );
+    }
     if let Status::Baked { report, .. } = &asset.status {
         for skipped in &report.import.skipped {
             println!("           skipped {}: {}", skipped.path, skipped.reason);

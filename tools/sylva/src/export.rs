@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sylva_cache::{CacheDir, Entry};
+use sylva_cache::CacheDir;
 use sylva_export::{ExportOptions, ListFormat, DEFAULT_CELL_SIZE};
 use sylva_scatter::{Editor, Placement};
 
@@ -130,9 +130,9 @@ fn export_glb(
             None => {
                 reasons.insert(id.to_owned(), "not in the cache".to_owned());
             }
-            Some((_, entry)) => match cache.read_entry(&entry.entry) {
-                Ok(bytes) => {
-                    files.insert(id.to_owned(), bytes);
+            Some((_, entry)) => match cache.read_prop(&entry.entry) {
+                Ok(prop_files) => {
+                    files.insert(id.to_owned(), prop_files);
                 }
                 Err(e) => {
                     reasons.insert(id.to_owned(), e.to_string());
@@ -141,10 +141,10 @@ fn export_glb(
         }
     }
     let mut props = BTreeMap::new();
-    for (id, bytes) in &files {
-        match Entry::parse(bytes) {
-            Ok(entry) => {
-                props.insert(id.as_str(), entry);
+    for (id, prop_files) in &files {
+        match prop_files.parse() {
+            Ok(prop) => {
+                props.insert(id.as_str(), prop);
             }
             Err(e) => {
                 reasons.insert(id.clone(), format!("entry refused: {e}"));

@@ -81,8 +81,9 @@ pub fn run(args: Args) -> Result<()> {
             cache.root().display()
         )
     })?;
-    let bytes = cache.read_entry(&listed.entry)?;
-    let entry = Entry::parse(&bytes).with_context(|| format!("cache entry {}", listed.entry))?;
+    let files = cache.read_prop(&listed.entry)?;
+    let entry =
+        Entry::parse(&files.entry).with_context(|| format!("cache entry {}", listed.entry))?;
     let shape = shape_of(&entry);
     let lods = shape.lods;
     if lods == 0 || args.width < u32::from(lods) || args.height == 0 {
@@ -108,7 +109,7 @@ pub fn run(args: Args) -> Result<()> {
         Ok(World::new(terrain.clone(), &session, &config)?)
     };
     let mut runtime = Runtime::new(RenderContext::new(OUTPUT_FORMAT)?, world_at(0)?)?;
-    runtime.set_prop(&args.prop, &listed.entry, listed.revision, &bytes)?;
+    runtime.set_prop(&args.prop, &listed.entry, listed.revision, &files)?;
     let (mut images, mut levels) = (Vec::new(), Vec::new());
     for level in 0..lods {
         if level > 0 {

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use sylva_cache::{CacheDir, Entry};
+use sylva_cache::{CacheDir, TextureView};
 use sylva_scatter::{Mulberry32, Session};
 
 const SEED: u32 = 0x5EED_0008;
@@ -54,16 +54,24 @@ fn is_temporary(name: &str) -> bool {
 }
 
 /// What a reader of `cache` can see is whole: the manifest parses, every entry it names
-/// is there and parses, and every file under an entry's name parses. Returns the
+/// is there and parses with every texture blob it names, and every file under an
+/// entry's or a blob's name parses. Returns the
 /// number of intact entries and of temporaries left by killed writes.
 fn assert_whole(cache: &CacheDir, round: usize) -> (usize, usize) {
     let manifest = cache
         .read_manifest()
         .unwrap_or_else(|e| panic!("round {round}: the manifest is torn: {e}"));
+    // An entry with its texture blobs: blobs are written first, so none is missing.
+    let whole_prop = |name: &str| {
+        let files = cache
+            .read_prop(name)
+            .unwrap_or_else(|e| panic!("round {round}: {name}: {e}"));
+        files
+            .parse()
+            .unwrap_or_else(|e| panic!("round {round}: {name} is torn: {e}"));
+    };
     for listed in manifest.assets.values() {
-        let bytes = cache.read_entry(&listed.entry).unwrap();
-        Entry::parse(&bytes)
-            .unwrap_or_else(|e| panic!("round {round}: {} is torn: {e}", listed.entry));
+        whole_prop(&listed.entry);
     }
     let mut temporaries = 0;
     let mut intact = 0;
@@ -72,9 +80,11 @@ fn assert_whole(cache: &CacheDir, round: usize) -> (usize, usize) {
         if is_temporary(&name) {
             temporaries += 1;
         } else if name.ends_with(".sylva") {
-            let bytes = cache.read_entry(&name).unwrap();
-            Entry::parse(&bytes).unwrap_or_else(|e| panic!("round {round}: {name}: {e}"));
+            whole_prop(&name);
             intact += 1;
+        } else if name.ends_with(".sylvatex") {
+            let bytes = cache.read_entry(&name).unwrap();
+            TextureView::parse(&bytes).unwrap_or_else(|e| panic!("round {round}: {name}: {e}"));
         }
     }
     (intact, temporaries)

@@ -116,7 +116,7 @@ fn placement_lists_hold_one_record_per_placement() {
 fn props_the_cache_lacks_are_listed_and_the_rest_is_exported() {
     let dir = tempfile::tempdir().unwrap();
     let session = session(dir.path());
-    // A cache holding every committed entry but the conifers'.
+    // A cache holding every committed entry (and texture blob) but the conifers'.
     let committed = CacheDir::new(repo().join("cache"));
     let partial = CacheDir::new(dir.path().join("cache"));
     let mut manifest = committed.read_manifest().unwrap();
@@ -126,6 +126,10 @@ fn props_the_cache_lacks_are_listed_and_the_rest_is_exported() {
     for entry in manifest.assets.values() {
         let bytes = committed.read_entry(&entry.entry).unwrap();
         partial.write_entry(&entry.entry, &bytes).unwrap();
+    }
+    for blob in committed.texture_files().unwrap() {
+        let bytes = committed.read_entry(&blob).unwrap();
+        partial.write_entry(&blob, &bytes).unwrap();
     }
     partial.write_manifest(&manifest).unwrap();
     let out = dir.path().join("scene.glb");

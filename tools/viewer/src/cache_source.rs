@@ -1,6 +1,6 @@
-//! The viewer's [`PropSource`]: a prop's entry in the bake cache, baked on the spot
-//! (and written to the cache) when the cache has no entry for the prop's current
-//! content. Runs on the loader's worker thread, never on the frame's.
+//! The viewer's [`PropSource`]: a prop's entry and texture blobs in the bake cache,
+//! baked on the spot (and written to the cache) when the cache has no intact entry (or
+//! blob) for the prop's current content. Runs on the loader's worker thread, never on the frame's.
 //!
 //! It never writes the manifest: that stays the baker's (`sylva bake`, or the watcher
 //! the viewer runs with `--watch`). Entries are named by their content key, so an
@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use sylva_bake::{bake_asset, read_source, BakeSettings};
-use sylva_cache::{encode, CacheDir, Entry};
+use sylva_cache::CacheDir;
 use sylva_catalog::folder::read_snapshot;
 
 use crate::loader::{LoadedProp, PropSource};
@@ -45,19 +45,19 @@ impl PropSource for CacheSource {
         let name = key.file_name();
         let cached = self
             .cache
-            .read_entry(&name)
+            .read_prop(&name)
             .ok()
-            .filter(|bytes| Entry::parse(bytes).is_ok());
-        let (bytes, baked) = match cached {
-            Some(bytes) => (bytes, false),
+            .filter(|files| files.parse().is_ok());
+        let (files, baked) = match cached {
+            Some(files) => (files, false),
             None => {
-                let (asset, _) =
+                let (baked, _) =
                     bake_asset(&source, &settings).map_err(|e| format!("{}: {e}", prop.file))?;
-                let bytes = encode(&asset).map_err(|e| format!("{}: {e}", prop.file))?;
-                self.cache
-                    .write_entry(&name, &bytes)
+                let files = baked.files().map_err(|e| format!("{}: {e}", prop.file))?;
+                baked
+                    .write(&self.cache, &name, &files.entry)
                     .map_err(|e| e.to_string())?;
-                (bytes, true)
+                (files, true)
             }
         };
         let manifest = self.cache.read_manifest().unwrap_or_default();
@@ -70,7 +70,7 @@ impl PropSource for CacheSource {
             entry: name,
             revision,
             baked,
-            bytes,
+            files,
         })
     }
 }
@@ -90,7 +90,7 @@ mod tests {
         let source = CacheSource::new(&repo().join("assets"), &repo().join("cache"));
         let oak = source.load("broadleaf/oak_wide").unwrap();
         assert!(!oak.baked, "the committed cache is current");
-        let entry = Entry::parse(&oak.bytes).unwrap();
+        let entry = sylva_cache::Entry::parse(&oak.files.entry).unwrap();
         assert_eq!(entry.parts.len(), 2, "trunk and leaves");
         assert!(
             entry.parts.iter().all(|p| p.levels.len() >= 3),
@@ -113,7 +113,7 @@ mod tests {
         assert_eq!(rock.revision, 1);
         assert_eq!(
             fs::read(cache.path().join(&rock.entry)).unwrap(),
-            rock.bytes
+            rock.files.entry
         );
         let again = source.load("rock/slab_flat").unwrap();
         assert!(

@@ -54,7 +54,7 @@ impl WorldHost for Runtime {
     }
 
     fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String> {
-        self.set_prop(prop, &loaded.entry, loaded.revision, &loaded.bytes)
+        self.set_prop(prop, &loaded.entry, loaded.revision, &loaded.files)
             .map_err(|e| e.to_string())
     }
 

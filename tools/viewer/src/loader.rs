@@ -11,13 +11,14 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-/// A prop as a source delivers it: a bake cache entry, checked.
+/// A prop as a source delivers it: a bake cache entry and its texture blobs, checked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedProp {
     /// The entry's file name in the cache (`<key>.sylva`).
     pub entry: String,
-    /// The entry file's bytes (the renderer uploads straight from them).
-    pub bytes: Vec<u8>,
+    /// The entry's and its texture blobs' bytes (the renderer uploads straight from
+    /// them).
+    pub files: sylva_cache::PropFiles,
     /// Geometry revision: goes up each time the prop's baked content changes.
     pub revision: u64,
     /// Whether the source baked it because the cache had no current entry.
@@ -220,7 +221,7 @@ mod tests {
             }
             Ok(LoadedProp {
                 entry: format!("{id}.sylva"),
-                bytes: Vec::new(),
+                files: Default::default(),
                 revision: 1,
                 baked: false,
             })

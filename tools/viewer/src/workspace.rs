@@ -94,7 +94,7 @@ impl WorldHost for World {
     }
 
     fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String> {
-        let entry = sylva_cache::Entry::parse(&loaded.bytes).map_err(|e| e.to_string())?;
+        let entry = sylva_cache::Entry::parse(&loaded.files.entry).map_err(|e| e.to_string())?;
         self.set_prop_shape(prop, sylva_runtime::shape_of(&entry))
             .map(drop)
             .map_err(|e| e.to_string())

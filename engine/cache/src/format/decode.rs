@@ -1,28 +1,22 @@
 use sylva_mesh::{
-    Aabb, AlphaMode, Material, Sphere, Texture, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
+    Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
 };
 
 use super::{
-    checksum, FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC, RESERVED,
+    header, malformed, FormatError, IndexFormat, TextureId, BLOB_ALIGN, FORMAT_VERSION,
+    HEADER_SIZE, MAGIC,
 };
 use crate::model::{BakedAsset, BakedLevel, BakedPart};
 
-/// A parsed entry. Vertex, index and texture bytes borrow the file bytes.
+/// A parsed entry. Vertex and index bytes borrow the file bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry<'a> {
     pub prop_id: &'a str,
     pub source_path: &'a str,
     pub bounds: Aabb,
-    pub textures: Vec<TextureView<'a>>,
+    /// The texture blobs its materials index, by content address.
+    pub textures: Vec<TextureId>,
     pub parts: Vec<PartView<'a>>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct TextureView<'a> {
-    pub width: u32,
-    pub height: u32,
-    /// `width × height × 4` bytes, rows top to bottom.
-    pub rgba8: &'a [u8],
 }
 
 /// A part: one vertex buffer shared by all of its levels.
@@ -84,44 +78,11 @@ impl<'a> Entry<'a> {
     /// Checks magic, version, size, checksum and every range and index, then returns
     /// views into `bytes`.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
-        let header = bytes.get(..HEADER_SIZE).ok_or(FormatError::Truncated {
-            what: "the header",
-            needed: HEADER_SIZE as u64,
-            available: bytes.len() as u64,
-        })?;
-        if &header[..8] != MAGIC {
-            return Err(FormatError::BadMagic {
-                found: header[..8].to_vec(),
-            });
-        }
-        let mut r = Reader { bytes, at: 8 };
-        let version = r.u32("version")?;
-        if version != FORMAT_VERSION {
-            return Err(FormatError::UnsupportedVersion {
-                found: version,
-                supported: FORMAT_VERSION,
-            });
-        }
-        let header_size = r.u32("header size")?;
-        let file_size = r.u64("file size")?;
-        let stored_checksum = r.u32("checksum")?;
-        if header_size as usize != HEADER_SIZE || header[RESERVED].iter().any(|&b| b != 0) {
-            return Err(malformed(
-                "header",
-                format!("size {header_size} or reserved bytes set"),
-            ));
-        }
-        if file_size != bytes.len() as u64 {
-            return Err(FormatError::Truncated {
-                what: "the file",
-                needed: file_size,
-                available: bytes.len() as u64,
-            });
-        }
-        if checksum(&bytes[HEADER_SIZE..]) != stored_checksum {
-            return Err(FormatError::ChecksumMismatch);
-        }
-        r.at = HEADER_SIZE;
+        header::check(bytes, MAGIC, FORMAT_VERSION)?;
+        let mut r = Reader {
+            bytes,
+            at: HEADER_SIZE,
+        };
         r.entry()
     }
 
@@ -131,15 +92,7 @@ impl<'a> Entry<'a> {
             prop_id: self.prop_id.to_owned(),
             source_path: self.source_path.to_owned(),
             bounds: self.bounds,
-            textures: self
-                .textures
-                .iter()
-                .map(|t| Texture {
-                    width: t.width,
-                    height: t.height,
-                    rgba8: t.rgba8.to_vec(),
-                })
-                .collect(),
+            textures: self.textures.clone(),
             parts: self
                 .parts
                 .iter()
@@ -163,10 +116,6 @@ impl<'a> Entry<'a> {
                 .collect(),
         }
     }
-}
-
-fn malformed(what: &'static str, reason: String) -> FormatError {
-    FormatError::Malformed { what, reason }
 }
 
 struct Reader<'a> {
@@ -275,15 +224,7 @@ impl<'a> Reader<'a> {
         let texture_count = self.u32("texture count")?;
         let mut textures = Vec::new();
         for _ in 0..texture_count {
-            let width = self.u32("texture width")?;
-            let height = self.u32("texture height")?;
-            let (rgba8, _) =
-                self.blob("texture pixels", u64::from(width) * u64::from(height) * 4)?;
-            textures.push(TextureView {
-                width,
-                height,
-                rgba8,
-            });
+            textures.push(TextureId(self.array("texture id")?));
         }
         let part_count = self.u32("part count")?;
         let mut parts = Vec::new();

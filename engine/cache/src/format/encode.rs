@@ -1,9 +1,6 @@
 use sylva_mesh::{AlphaMode, Material, WrapMode};
 
-use super::{
-    checksum, FormatError, IndexFormat, BLOB_ALIGN, CHECKSUM_OFFSET, FORMAT_VERSION, HEADER_SIZE,
-    MAGIC,
-};
+use super::{header, FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC};
 use crate::model::BakedAsset;
 
 /// Writes `asset` as an entry file. Deterministic: the same asset gives the same bytes.
@@ -26,9 +23,7 @@ pub fn encode(asset: &BakedAsset) -> Result<Vec<u8>, FormatError> {
     meta.floats(&asset.bounds.max);
     meta.count(asset.textures.len(), "texture count")?;
     for texture in &asset.textures {
-        meta.u32(texture.width);
-        meta.u32(texture.height);
-        blob(&mut meta, texture.rgba8.clone());
+        meta.bytes.extend_from_slice(&texture.0);
     }
     meta.count(asset.parts.len(), "part count")?;
     for part in &asset.parts {
@@ -85,20 +80,15 @@ pub fn encode(asset: &BakedAsset) -> Result<Vec<u8>, FormatError> {
         offset = align(offset + bytes.len());
     }
     let file_size = offset;
-    let mut out = Vec::with_capacity(file_size);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
-    out.extend_from_slice(&(file_size as u64).to_le_bytes());
-    out.resize(HEADER_SIZE, 0);
+    let mut out = header::start(MAGIC, FORMAT_VERSION);
+    out.reserve(file_size - HEADER_SIZE);
     out.extend_from_slice(&meta.bytes);
     for bytes in &blobs {
         out.resize(align(out.len()), 0);
         out.extend_from_slice(bytes);
     }
     out.resize(file_size, 0);
-    let sum = checksum(&out[HEADER_SIZE..]);
-    out[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&sum.to_le_bytes());
+    header::seal(&mut out);
     Ok(out)
 }
 

@@ -1,16 +1,10 @@
-//! The entry file format, version 2. Little-endian throughout.
+//! The entry file format, version 3. Little-endian throughout.
 //!
 //! ```text
-//! header (64 bytes)
-//!   0  magic        b"SYLVABAK"
-//!   8  version      u32 (FORMAT_VERSION)
-//!   12 header size  u32 (64)
-//!   16 file size    u64
-//!   24 checksum     CRC-32 (IEEE) of bytes 64..file size, u32
-//!   28 reserved     36 zero bytes
+//! header (64 bytes, see `header.rs`), magic b"SYLVABAK", version FORMAT_VERSION
 //! metadata (from byte 64)
 //!   prop id, source path (strings: u32 length + UTF-8), bounds (6 × f32)
-//!   u32 texture count, then per texture: width u32, height u32, blob
+//!   u32 texture count, then per texture the 32-byte [`TextureId`] of its blob file
 //!   u32 part count, then per part:
 //!     name, material (name, base colour 4 × f32, texture u32 or u32::MAX,
 //!       wrap u u8, wrap v u8, alpha mode u8, cutoff f32, double-sided u8),
@@ -23,24 +17,28 @@
 //! ```
 //!
 //! Vertex blobs are the 36-byte GPU layout of [`sylva_mesh::Vertex`]; index blobs are
-//! u16 when the part has at most 65,535 vertices, else u32; textures are RGBA8.
+//! u16 when the part has at most 65,535 vertices, else u32. Textures live in their own
+//! content-addressed blob files ([`texture`](mod@texture)), which entries name.
 
 mod decode;
 mod encode;
+mod header;
+pub mod texture;
 
-pub use decode::{Entry, LevelView, PartView, TextureView};
+pub use decode::{Entry, LevelView, PartView};
 pub use encode::encode;
+pub use texture::{
+    encode_texture, BakedTexture, TextureFile, TextureId, TextureView, TEXTURE_FORMAT_VERSION,
+};
 
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 8] = b"SYLVABAK";
 /// Bumped on any change to the bytes an entry holds.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 pub const HEADER_SIZE: usize = 64;
 /// Where the checksum sits in the header (4 bytes); it covers `HEADER_SIZE..`.
 pub const CHECKSUM_OFFSET: usize = 24;
-/// Header bytes after the checksum, which must be zero.
-const RESERVED: std::ops::Range<usize> = CHECKSUM_OFFSET + 4..HEADER_SIZE;
 /// Alignment of every blob in the file.
 pub const BLOB_ALIGN: usize = 16;
 /// Parts with more vertices than this use u32 indices.
@@ -98,6 +96,17 @@ pub enum FormatError {
     Malformed { what: &'static str, reason: String },
     #[error("{what} is too large for the format ({value})")]
     TooLarge { what: &'static str, value: u64 },
+    #[error("texture blob {expected} holds other bytes (they hash to {found}; it is corrupt)")]
+    WrongTexture { expected: String, found: String },
+    #[error("texture blob {file}: {source}")]
+    Texture {
+        file: String,
+        source: Box<FormatError>,
+    },
+}
+
+fn malformed(what: &'static str, reason: String) -> FormatError {
+    FormatError::Malformed { what, reason }
 }
 
 #[cfg(test)]

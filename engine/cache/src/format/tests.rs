@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use sylva_mesh::{Aabb, AlphaMode, Material, Sphere, Texture, TextureBinding, Vertex, WrapMode};
+use sylva_mesh::{Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, WrapMode};
 
 use super::*;
 use crate::model::{BakedAsset, BakedLevel, BakedPart};
@@ -82,16 +82,12 @@ pub(crate) fn sample() -> BakedAsset {
         source_path: "broadleaf/oak.glb".into(),
         bounds: card.bounds.union(trunk.bounds),
         parts: vec![card, trunk],
-        textures: vec![Texture {
-            width: 2,
-            height: 1,
-            rgba8: vec![255, 0, 0, 255, 0, 255, 0, 128],
-        }],
+        textures: vec![TextureId(*b"0123456789abcdef0123456789ABCDEF")],
     }
 }
 
 fn golden_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v2.sylva")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v3.sylva")
 }
 
 /// After a deliberate format change (with a new `FORMAT_VERSION`), write the new golden
@@ -102,7 +98,7 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
         std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
     }
     let golden = std::fs::read(golden_path()).expect(
-        "tests/data/golden-v2.sylva is committed; a deliberate format change writes a new golden file",
+        "tests/data/golden-v3.sylva is committed; a deliberate format change writes a new golden file",
     );
     let entry = Entry::parse(&golden).unwrap();
     assert_eq!(entry.to_baked(), sample());
@@ -120,11 +116,7 @@ fn views_borrow_aligned_blobs_of_the_file() {
     let entry = Entry::parse(&bytes).unwrap();
     let range = bytes.as_ptr_range();
     let leaf = &entry.parts[0];
-    for blob in [
-        leaf.vertex_bytes,
-        leaf.levels[1].index_bytes,
-        entry.textures[0].rgba8,
-    ] {
+    for blob in [leaf.vertex_bytes, leaf.levels[1].index_bytes] {
         assert!(
             range.contains(&blob.as_ptr()),
             "views point into the file bytes"
@@ -160,8 +152,16 @@ fn parts_past_65535_vertices_use_u32_indices() {
 #[test]
 fn every_truncation_is_refused() {
     let bytes = encode(&sample()).unwrap();
+    assert_every_truncation_is_refused(&bytes, |b| Entry::parse(b).map(drop));
+}
+
+/// Every proper prefix of `bytes` is refused by `parse` as truncated.
+pub(crate) fn assert_every_truncation_is_refused(
+    bytes: &[u8],
+    parse: impl Fn(&[u8]) -> Result<(), FormatError>,
+) {
     for len in 0..bytes.len() {
-        let err = Entry::parse(&bytes[..len]).unwrap_err();
+        let err = parse(&bytes[..len]).unwrap_err();
         assert!(
             matches!(err, FormatError::Truncated { .. }),
             "length {len}: {err}"
@@ -215,11 +215,11 @@ fn a_corrupt_body_is_a_checksum_mismatch_and_an_index_past_the_vertices_is_malfo
 #[test]
 fn other_versions_and_magics_are_refused() {
     let mut bytes = encode(&sample()).unwrap();
-    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
     assert_eq!(
         Entry::parse(&bytes).unwrap_err(),
         FormatError::UnsupportedVersion {
-            found: 1,
+            found: 2,
             supported: FORMAT_VERSION
         }
     );

@@ -47,15 +47,28 @@ pub enum AlphaMode {
     },
 }
 
-/// A base colour texture, 8-bit RGBA, sRGB-encoded, rows top to bottom.
+/// A base colour texture, 8-bit RGBA, sRGB-encoded, rows top to bottom, with its mip
+/// levels.
 #[derive(Clone, Copy, Debug)]
 pub struct TextureRgba8<'a> {
+    /// Names the texels: parts whose textures have the same key share one GPU texture
+    /// (the bake cache's content address of the texture blob).
+    pub key: [u8; 32],
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// `width × height × 4` bytes.
-    pub pixels: &'a [u8],
+    /// Level `l` is `max(1, width >> l) × max(1, height >> l) × 4` bytes, largest first;
+    /// at least one level.
+    pub levels: &'a [&'a [u8]],
+}
+
+impl TextureRgba8<'_> {
+    /// The size of mip level `level`.
+    pub fn level_size(&self, level: usize) -> (u32, u32) {
+        let side = |s: u32| s.checked_shr(level as u32).unwrap_or(0).max(1);
+        (side(self.width), side(self.height))
+    }
 }
 
 /// What a part is drawn with.
@@ -103,13 +116,23 @@ pub enum GeometryError {
         index: u32,
         vertices: usize,
     },
-    #[error("part {part}: texture of {width}×{height} needs {expected} bytes, got {actual}")]
+    #[error(
+        "part {part}: level {level} of a {width}×{height} texture needs {expected} bytes, got {actual}"
+    )]
     TextureBytes {
         part: usize,
+        level: usize,
         width: u32,
         height: u32,
         expected: usize,
         actual: usize,
+    },
+    #[error("part {part}: a {width}×{height} texture with {levels} mip levels")]
+    TextureLevels {
+        part: usize,
+        width: u32,
+        height: u32,
+        levels: usize,
     },
 }
 
@@ -169,15 +192,28 @@ impl PartGeometry<'_> {
             }
         }
         if let Some(t) = self.material.texture {
-            let expected = t.width as usize * t.height as usize * 4;
-            if t.pixels.len() != expected || t.width == 0 || t.height == 0 {
-                return Err(GeometryError::TextureBytes {
+            let full_chain = (32 - t.width.max(t.height).leading_zeros()) as usize;
+            if t.width == 0 || t.height == 0 || !(1..=full_chain).contains(&t.levels.len()) {
+                return Err(GeometryError::TextureLevels {
                     part,
                     width: t.width,
                     height: t.height,
-                    expected,
-                    actual: t.pixels.len(),
+                    levels: t.levels.len(),
                 });
+            }
+            for (level, bytes) in t.levels.iter().enumerate() {
+                let (w, h) = t.level_size(level);
+                let expected = w as usize * h as usize * 4;
+                if bytes.len() != expected {
+                    return Err(GeometryError::TextureBytes {
+                        part,
+                        level,
+                        width: t.width,
+                        height: t.height,
+                        expected,
+                        actual: bytes.len(),
+                    });
+                }
             }
         }
         Ok(())

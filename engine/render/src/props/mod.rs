@@ -11,7 +11,7 @@ mod nodes;
 mod pipelines;
 mod upload;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rend3::graph::ReadyData;
 use rend3::Renderer;
@@ -74,6 +74,8 @@ pub struct PropsRenderer {
     pipelines: Pipelines,
     sampler: Sampler,
     white: BindingTexture,
+    /// One GPU texture per texture key, while a loaded part uses it.
+    textures: BTreeMap<[u8; 32], BindingTexture>,
     props: BTreeMap<PropKey, Vec<GpuPart>>,
     buckets: BTreeMap<BucketKey, GpuBucket>,
     shadow_cameras: Vec<ShadowCamera>,
@@ -94,10 +96,11 @@ impl PropsRenderer {
                 address_mode_w: AddressMode::Repeat,
                 mag_filter: FilterMode::Linear,
                 min_filter: FilterMode::Linear,
-                mipmap_filter: FilterMode::Nearest,
+                mipmap_filter: FilterMode::Linear,
                 ..Default::default()
             }),
             white: BindingTexture::white(renderer),
+            textures: BTreeMap::new(),
             props: BTreeMap::new(),
             buckets: BTreeMap::new(),
             shadow_cameras: Vec::new(),
@@ -116,19 +119,52 @@ impl PropsRenderer {
         for (index, part) in parts.iter().enumerate() {
             part.validate(index)?;
         }
+        for texture in parts.iter().filter_map(|p| p.material.texture) {
+            self.textures
+                .entry(texture.key)
+                .or_insert_with(|| BindingTexture::upload(renderer, texture));
+        }
         let gpu = parts
             .iter()
             .map(|part| {
-                GpuPart::upload(renderer, &self.pipelines, &self.sampler, &self.white, part)
+                let texture = part.material.texture.map(|t| &self.textures[&t.key]);
+                GpuPart::upload(
+                    renderer,
+                    &self.pipelines,
+                    &self.sampler,
+                    &self.white,
+                    texture,
+                    part,
+                )
             })
             .collect();
         self.props.insert(prop, gpu);
+        self.release_unused_textures();
         Ok(())
     }
 
-    /// Forgets a prop's geometry; its buckets draw nothing until it returns.
+    /// Forgets a prop's geometry; its buckets draw nothing until it returns. Textures
+    /// no other loaded prop uses are released.
     pub fn remove_prop(&mut self, prop: PropKey) {
         self.props.remove(&prop);
+        self.release_unused_textures();
+    }
+
+    /// The textures on the GPU (each shared one once) and their bytes, all levels.
+    pub fn texture_memory(&self) -> (usize, u64) {
+        let bytes = self.textures.values().map(|t| t.bytes).sum();
+        (self.textures.len(), bytes)
+    }
+
+    fn release_unused_textures(&mut self) {
+        let used: BTreeSet<[u8; 32]> = self
+            .props
+            .values()
+            .flatten()
+            .filter_map(|p| p.texture_key)
+            .collect();
+        // The bind groups of replaced parts went with them; nothing else holds these.
+        self.textures.retain(|key, _| used.contains(key));
     }
 
     /// A new registry replaces the one the buckets mirrored (a session opened in place):
@@ -142,6 +178,7 @@ impl PropsRenderer {
             .iter()
             .filter_map(|(old, new)| Some((*new, previous.remove(old)?)))
             .collect();
+        self.release_unused_textures();
     }
 
     /// Applies what the registry changed since the last drain: frees removed buckets,

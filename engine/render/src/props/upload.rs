@@ -1,5 +1,6 @@
 //! GPU copies of a prop's parts: each part's vertex buffer uploaded once, one index
-//! buffer per LOD, and its material bind group.
+//! buffer per LOD, and its material bind group; textures, with all their mip levels,
+//! once per texture key however many parts use them.
 
 use std::num::NonZeroU32;
 
@@ -7,8 +8,8 @@ use rend3::Renderer;
 use wgpu::util::{BufferInitDescriptor, DeviceExt};
 use wgpu::{
     BindGroup, BindGroupDescriptor, BindGroupEntry, BindingResource, Buffer, BufferUsages,
-    Extent3d, ImageDataLayout, IndexFormat, Sampler, TextureDescriptor, TextureDimension,
-    TextureFormat, TextureUsages, TextureViewDescriptor,
+    Extent3d, ImageCopyTexture, ImageDataLayout, IndexFormat, Origin3d, Sampler, TextureAspect,
+    TextureDescriptor, TextureDimension, TextureFormat, TextureUsages, TextureViewDescriptor,
 };
 
 use super::cull::Sphere;
@@ -27,6 +28,8 @@ pub struct GpuPart {
     pub vertex_bytes: u64,
     pub lods: Vec<GpuLod>,
     pub material: BindGroup,
+    /// The key of the shared texture the bind group samples, if not white.
+    pub texture_key: Option<[u8; 32]>,
     pub pipeline: PipelineKey,
     /// Bounding sphere in prop space, for culling.
     pub bounds: Sphere,
@@ -38,6 +41,7 @@ impl GpuPart {
         pipelines: &Pipelines,
         sampler: &Sampler,
         white: &BindingTexture,
+        texture: Option<&BindingTexture>,
         part: &PartGeometry,
     ) -> Self {
         let device = &renderer.device;
@@ -76,10 +80,7 @@ impl GpuPart {
             contents: bytemuck::cast_slice(&uniform),
             usage: BufferUsages::UNIFORM,
         });
-        let own_texture = material
-            .texture
-            .map(|t| BindingTexture::upload(renderer, t));
-        let texture = own_texture.as_ref().unwrap_or(white);
+        let sampled = texture.unwrap_or(white);
         let material_bind_group = device.create_bind_group(&BindGroupDescriptor {
             label: Some("prop material"),
             layout: &pipelines.material_layout,
@@ -90,7 +91,7 @@ impl GpuPart {
                 },
                 BindGroupEntry {
                     binding: 1,
-                    resource: BindingResource::TextureView(&texture.view),
+                    resource: BindingResource::TextureView(&sampled.view),
                 },
                 BindGroupEntry {
                     binding: 2,
@@ -104,6 +105,7 @@ impl GpuPart {
             vertices,
             lods,
             material: material_bind_group,
+            texture_key: material.texture.map(|t| t.key),
             pipeline: PipelineKey {
                 masked: matches!(material.alpha, AlphaMode::Mask { .. }),
                 double_sided: material.double_sided,
@@ -115,6 +117,8 @@ impl GpuPart {
 /// A sampled 2D texture; the bind group keeps what it needs alive.
 pub struct BindingTexture {
     pub view: wgpu::TextureView,
+    /// Bytes on the GPU, all levels.
+    pub bytes: u64,
 }
 
 impl BindingTexture {
@@ -123,9 +127,10 @@ impl BindingTexture {
         Self::upload(
             renderer,
             TextureRgba8 {
+                key: [0; 32],
                 width: 1,
                 height: 1,
-                pixels: &[255, 255, 255, 255],
+                levels: &[&[255, 255, 255, 255]],
             },
         )
     }
@@ -139,24 +144,37 @@ impl BindingTexture {
         let gpu = renderer.device.create_texture(&TextureDescriptor {
             label: Some("prop base colour"),
             size,
-            mip_level_count: 1,
+            mip_level_count: texture.levels.len() as u32,
             sample_count: 1,
             dimension: TextureDimension::D2,
             format: TextureFormat::Rgba8UnormSrgb,
             usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
         });
-        renderer.queue.write_texture(
-            gpu.as_image_copy(),
-            texture.pixels,
-            ImageDataLayout {
-                offset: 0,
-                bytes_per_row: NonZeroU32::new(texture.width * 4),
-                rows_per_image: None,
-            },
-            size,
-        );
+        for (level, texels) in texture.levels.iter().enumerate() {
+            let (width, height) = texture.level_size(level);
+            renderer.queue.write_texture(
+                ImageCopyTexture {
+                    texture: &gpu,
+                    mip_level: level as u32,
+                    origin: Origin3d::ZERO,
+                    aspect: TextureAspect::All,
+                },
+                texels,
+                ImageDataLayout {
+                    offset: 0,
+                    bytes_per_row: NonZeroU32::new(width * 4),
+                    rows_per_image: None,
+                },
+                Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
         Self {
             view: gpu.create_view(&TextureViewDescriptor::default()),
+            bytes: texture.levels.iter().map(|l| l.len() as u64).sum(),
         }
     }
 }

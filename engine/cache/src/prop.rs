@@ -1,0 +1,133 @@
+//! A prop as the runtime and the exporter load it: its entry and the texture blobs the
+//! entry names, read by [`crate::CacheDir::read_prop`] (or handed in by whoever reads
+//! files) and checked together.
+
+use crate::format::{Entry, FormatError, TextureView};
+
+/// The bytes of an entry and of each texture blob it names, in the entry's order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PropFiles {
+    pub entry: Vec<u8>,
+    pub textures: Vec<Vec<u8>>,
+}
+
+/// [`PropFiles`] parsed: views that borrow the files' bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PropView<'a> {
+    pub entry: Entry<'a>,
+    /// `textures[i]` is the blob of `entry.textures[i]`.
+    pub textures: Vec<TextureView<'a>>,
+}
+
+impl PropFiles {
+    /// Parses the entry, then each blob against the content address the entry gives it.
+    pub fn parse(&self) -> Result<PropView<'_>, FormatError> {
+        let entry = Entry::parse(&self.entry)?;
+        if entry.textures.len() != self.textures.len() {
+            return Err(FormatError::Malformed {
+                what: "prop files",
+                reason: format!(
+                    "the entry names {} textures, {} blobs were handed in",
+                    entry.textures.len(),
+                    self.textures.len()
+                ),
+            });
+        }
+        let textures = entry
+            .textures
+            .iter()
+            .zip(&self.textures)
+            .map(|(&id, bytes)| {
+                TextureView::parse_as(id, bytes).map_err(|e| FormatError::Texture {
+                    file: id.file_name(),
+                    source: Box::new(e),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(PropView { entry, textures })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{encode_texture, BakedTexture};
+    use crate::{encode, BakedAsset, CacheDir};
+    use sylva_mesh::Aabb;
+
+    fn two_textures() -> (BakedAsset, Vec<crate::TextureFile>) {
+        let files: Vec<_> = [[9u8; 4], [200; 4]]
+            .into_iter()
+            .map(|texel| {
+                encode_texture(&BakedTexture {
+                    width: 1,
+                    height: 1,
+                    levels: vec![texel.to_vec()],
+                })
+                .unwrap()
+            })
+            .collect();
+        let asset = BakedAsset {
+            prop_id: "rock/a".into(),
+            source_path: "rock/a.glb".into(),
+            bounds: Aabb::EMPTY,
+            parts: Vec::new(),
+            textures: files.iter().map(|f| f.id).collect(),
+        };
+        (asset, files)
+    }
+
+    #[test]
+    fn a_prop_reads_back_with_its_blobs_and_shared_blobs_are_written_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(dir.path());
+        let (mut asset, files) = two_textures();
+        // The second texture used twice: one file, listed twice.
+        asset.textures.push(files[1].id);
+        cache
+            .write_entry("a.sylva", &encode(&asset).unwrap())
+            .unwrap();
+        for file in files.iter().chain(&files) {
+            cache.write_texture(file).unwrap();
+        }
+        assert_eq!(cache.texture_files().unwrap().len(), 2);
+        let read = cache.read_prop("a.sylva").unwrap();
+        let view = read.parse().unwrap();
+        assert_eq!(view.textures.len(), 3);
+        assert_eq!(view.textures[0].levels[0], [9; 4]);
+        assert_eq!(view.textures[2].levels[0], [200; 4]);
+    }
+
+    #[test]
+    fn a_missing_or_swapped_blob_is_refused_with_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(dir.path());
+        let (asset, files) = two_textures();
+        cache
+            .write_entry("a.sylva", &encode(&asset).unwrap())
+            .unwrap();
+        cache.write_texture(&files[0]).unwrap();
+        let err = cache.read_prop("a.sylva").unwrap_err().to_string();
+        assert!(err.contains(&files[1].id.file_name()), "{err}");
+
+        let swapped = PropFiles {
+            entry: encode(&asset).unwrap(),
+            textures: vec![files[1].bytes.clone(), files[0].bytes.clone()],
+        };
+        let err = swapped.parse().unwrap_err();
+        assert!(
+            matches!(&err, FormatError::Texture { file, source }
+                if *file == files[0].id.file_name()
+                    && matches!(**source, FormatError::WrongTexture { .. })),
+            "{err}"
+        );
+        let too_few = PropFiles {
+            entry: encode(&asset).unwrap(),
+            textures: vec![files[0].bytes.clone()],
+        };
+        assert!(matches!(
+            too_few.parse(),
+            Err(FormatError::Malformed { .. })
+        ));
+    }
+}
