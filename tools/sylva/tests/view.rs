@@ -137,16 +137,15 @@ fn differing_share(a: &RgbaImage, b: &RgbaImage) -> f64 {
     diff.differing_pixels as f64 / (a.width * a.height) as f64
 }
 
-#[test]
-fn a_scripted_session_paints_erases_undoes_saves_and_opens_what_replay_reproduces() {
-    let xvfb = Xvfb::start();
-    let dir = temp_dir("paint");
+/// Plays `tools/viewer/scripts/NAME` in a 640×360 `sylva view` of the bundled assets and
+/// presets, run in `dir`; returns the run's JSON summary.
+fn play_script(xvfb: &Xvfb, dir: &Path, name: &str) -> serde_json::Value {
     let assets = repo().join("assets");
     let presets = repo().join("presets");
-    let script = repo().join("tools/viewer/scripts/paint_two_presets.script");
-    let summary = json(&sylva(
+    let script = repo().join("tools/viewer/scripts").join(name);
+    json(&sylva(
         &xvfb.display,
-        &dir,
+        dir,
         &[
             "view",
             "--assets",
@@ -158,7 +157,14 @@ fn a_scripted_session_paints_erases_undoes_saves_and_opens_what_replay_reproduce
             "--script",
             script.to_str().unwrap(),
         ],
-    ));
+    ))
+}
+
+#[test]
+fn a_scripted_session_paints_erases_undoes_saves_and_opens_what_replay_reproduces() {
+    let xvfb = Xvfb::start();
+    let dir = temp_dir("paint");
+    let summary = play_script(&xvfb, &dir, "paint_two_presets.script");
 
     // What was painted, and how fast the interaction stayed.
     assert_eq!(summary["errors"], serde_json::json!([]), "{summary:#}");
@@ -283,24 +289,7 @@ fn below_hud(image: &RgbaImage) -> RgbaImage {
 fn a_scripted_session_fills_the_view_and_a_lasso_and_a_cancelled_fill_leaves_no_trace() {
     let xvfb = Xvfb::start();
     let dir = temp_dir("fill");
-    let assets = repo().join("assets");
-    let presets = repo().join("presets");
-    let script = repo().join("tools/viewer/scripts/fill.script");
-    let summary = json(&sylva(
-        &xvfb.display,
-        &dir,
-        &[
-            "view",
-            "--assets",
-            assets.to_str().unwrap(),
-            "--presets",
-            presets.to_str().unwrap(),
-            "--size",
-            "640x360",
-            "--script",
-            script.to_str().unwrap(),
-        ],
-    ));
+    let summary = play_script(&xvfb, &dir, "fill.script");
     assert_eq!(summary["errors"], serde_json::json!([]), "{summary:#}");
     assert_eq!(summary["strokes"], 0);
     assert_eq!(
