@@ -433,7 +433,10 @@ fn the_runtime_reads_an_entry_by_prop_id_without_copying() {
     assert_eq!(entry.prop_id, "truck/CesiumMilkTruck");
     assert_eq!(entry.parts.len(), 5);
     for part in &entry.parts {
-        assert_eq!(part.vertex_bytes.len(), part.vertex_count as usize * 36);
+        assert_eq!(
+            part.vertex_bytes.len(),
+            part.vertex_count as usize * sylva::mesh::VERTEX_STRIDE
+        );
         assert_eq!(part.levels.len(), 3);
         let counts: Vec<u32> = part.levels.iter().map(|l| l.index_count).collect();
         assert!(
@@ -448,8 +451,8 @@ fn the_runtime_reads_an_entry_by_prop_id_without_copying() {
     let files = cache.read_prop(&listed.entry).unwrap();
     let texture = &files.parse().unwrap().textures[0];
     assert_eq!(
-        texture.levels[0].len(),
-        (texture.width * texture.height * 4) as usize
+        texture.levels[0].len() as u64,
+        texture.format.image_bytes(texture.width, texture.height)
     );
     let range = bytes.as_ptr_range();
     assert!(range.contains(&entry.parts[0].vertex_bytes.as_ptr()));
@@ -897,4 +900,36 @@ fn four_props_sharing_a_512_palette_make_at_most_one_and_a_half_megabytes_of_cac
         .sum();
     println!("four props sharing a 512² palette: {total} bytes of cache");
     assert!(total <= 1_500_000, "{total} bytes");
+}
+
+/// The barrel of the real corpus (three 2048² textures: base colour, metallic-roughness,
+/// normal map; TANGENT): its entry and blobs together at most 1.5× the source file, with
+/// every channel kept, block compressed.
+#[test]
+fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source() {
+    let source = common::repo().join("tests/data/real/pbr/barrel.glb");
+    let assets = tempfile::tempdir().unwrap();
+    fs::write(
+        assets.path().join("catalog.ron"),
+        r#"(categories: { "pbr": (family: "prop") })"#,
+    )
+    .unwrap();
+    fs::create_dir(assets.path().join("pbr")).unwrap();
+    fs::copy(&source, assets.path().join("pbr/barrel.glb")).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    let manifest = cache.read_manifest().unwrap();
+    let (_, listed) = manifest.prop("pbr/barrel").unwrap();
+    let files = cache.read_prop(&listed.entry).unwrap();
+    let prop = files.parse().unwrap();
+    let material = &prop.entry.parts[0].material;
+    assert!(material.normal_texture.is_some() && material.metallic_roughness_texture.is_some());
+    let formats: Vec<_> = prop.textures.iter().map(|t| (t.width, t.format)).collect();
+    use sylva::cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc5};
+    assert_eq!(formats, [(1024, Bc1Srgb), (1024, Bc1Linear), (1024, Bc5)]);
+    let total = files.entry.len() + files.textures.iter().map(Vec::len).sum::<usize>();
+    let source_bytes = fs::metadata(&source).unwrap().len() as usize;
+    println!("the barrel: {total} bytes of cache for a {source_bytes}-byte source");
+    assert!(2 * total <= 3 * source_bytes, "{total} bytes");
 }

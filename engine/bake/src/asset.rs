@@ -92,7 +92,13 @@ pub fn bake_asset(
         .textures
         .iter()
         .enumerate()
-        .map(|(i, t)| encode_texture(&bake_texture(t, mask_cutoff(&imported.parts, i))))
+        .map(|(i, t)| {
+            encode_texture(&bake_texture(
+                t,
+                mask_cutoff(&imported.parts, i),
+                &settings.textures,
+            ))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let asset = BakedAsset {
         prop_id: source.prop_id.clone(),

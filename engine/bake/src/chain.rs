@@ -184,6 +184,7 @@ mod tests {
                     position: p,
                     normal: p,
                     uv: [s as f32 / segments as f32, r as f32 / rings as f32],
+                    tangent: [0.0; 4],
                     color: [255; 4],
                 });
             }
@@ -290,6 +291,7 @@ mod tests {
                         position: [x as f32 * 0.25, y as f32 * 0.25, card as f32],
                         normal: [0.0, 0.0, 1.0],
                         uv: [x as f32 * 0.25, y as f32 * 0.25],
+                        tangent: [0.0; 4],
                         color: [255; 4],
                     });
                 }

@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 use sylva_cache::{
-    CacheDir, CacheKey, Entry, Manifest, ManifestEntry, PropFiles, PropView, StoreError,
+    CacheDir, CacheKey, Entry, Manifest, ManifestEntry, PropFiles, PropView, StoreError, TextureId,
 };
 use sylva_catalog::{folder::read_snapshot, CatalogFile, Prop};
+use sylva_mesh::{AlphaMode, Material};
 use thiserror::Error;
 
 use crate::asset::{bake_asset, AssetReport};
@@ -64,6 +65,8 @@ pub struct TextureSummary {
     pub width: u32,
     pub height: u32,
     pub levels: usize,
+    /// How its texels are stored (`Bc1Srgb`, `Bc5` …).
+    pub format: String,
     /// Size of the blob file.
     pub bytes: usize,
 }
@@ -74,6 +77,53 @@ pub struct PartSummary {
     pub vertices: u32,
     /// Per level, full mesh first.
     pub triangles: Vec<u32>,
+    pub material: MaterialSummary,
+}
+
+/// What a part's material carries: its factors and, per channel, its texture.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MaterialSummary {
+    pub name: String,
+    /// `opaque`, `mask` or `blend`.
+    pub alpha: &'static str,
+    pub double_sided: bool,
+    pub base_color: [f32; 4],
+    pub metallic: f32,
+    pub roughness: f32,
+    pub emissive: [f32; 3],
+    /// The textured channels (glTF's names, e.g. `normalTexture`) and their blob files.
+    pub textures: Vec<ChannelTexture>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChannelTexture {
+    pub channel: &'static str,
+    pub file: String,
+}
+
+impl MaterialSummary {
+    fn of(material: &Material, textures: &[TextureId]) -> Self {
+        MaterialSummary {
+            name: material.name.clone(),
+            alpha: match material.alpha_mode {
+                AlphaMode::Opaque => "opaque",
+                AlphaMode::Mask { .. } => "mask",
+                AlphaMode::Blend => "blend",
+            },
+            double_sided: material.double_sided,
+            base_color: material.base_color_factor,
+            metallic: material.metallic_factor,
+            roughness: material.roughness_factor,
+            emissive: material.emissive_factor,
+            textures: material
+                .textured_channels()
+                .map(|(channel, binding)| ChannelTexture {
+                    channel: channel.gltf_name(),
+                    file: textures[binding.texture as usize].file_name(),
+                })
+                .collect(),
+        }
+    }
 }
 
 impl EntrySummary {
@@ -87,6 +137,7 @@ impl EntrySummary {
                 name: p.name.to_owned(),
                 vertices: p.vertex_count,
                 triangles: p.levels.iter().map(|l| l.triangle_count()).collect(),
+                material: MaterialSummary::of(&p.material, &entry.textures),
             })
             .collect();
         let gpu_bytes = entry
@@ -106,6 +157,7 @@ impl EntrySummary {
                 width: view.width,
                 height: view.height,
                 levels: view.levels.len(),
+                format: format!("{:?}", view.format),
                 bytes: bytes.len(),
             })
             .collect();

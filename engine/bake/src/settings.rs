@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sylva_catalog::{BakeOverride, CatalogFile, LodLevel};
 
+use crate::texture::TextureSettings;
+
 /// What the simplifier may do with vertices on open edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -49,6 +51,8 @@ pub struct BakeSettings {
     pub lock_border: Borders,
     /// The border policy per part name.
     pub part_lock_border: BTreeMap<String, Borders>,
+    /// Texture size limit and mip filtering.
+    pub textures: TextureSettings,
 }
 
 impl Default for BakeSettings {
@@ -71,6 +75,7 @@ impl Default for BakeSettings {
             ],
             lock_border: Borders::LockedUnlessStuck,
             part_lock_border: BTreeMap::new(),
+            textures: TextureSettings::default(),
         }
     }
 }
@@ -95,6 +100,12 @@ impl BakeSettings {
         }
         if let Some(lock) = o.lock_border {
             self.lock_border = Borders::from_override(lock);
+        }
+        if let Some(size) = o.max_texture_size {
+            self.textures.max_size = size;
+        }
+        if let Some(coverage) = o.coverage_mips {
+            self.textures.coverage_mips = coverage;
         }
         for (part, p) in &o.parts {
             if let Some(lock) = p.lock_border {
@@ -125,6 +136,8 @@ impl BakeSettings {
             hasher.update(part.as_bytes());
             hasher.update(&[lock.key_byte()]);
         }
+        hasher.update(&self.textures.max_size.to_le_bytes());
+        hasher.update(&[u8::from(self.textures.coverage_mips)]);
     }
 }
 

@@ -1,4 +1,5 @@
-//! Baking an imported texture into the blob the cache stores: its full mip chain.
+//! Baking an imported texture into the blob the cache stores: its mip chain, block
+//! compressed.
 //!
 //! - Colour is averaged in linear light (sRGB decoded, averaged, encoded again), each
 //!   texel weighted by its alpha, so transparent texels' colour (often black) does not
@@ -7,15 +8,23 @@
 //!   is then scaled so that the fraction of texels that pass the cutoff stays that of
 //!   level 0 (Castaño, "Computing alpha mipmaps", 2010, as used in The Witness): plain
 //!   averaging lowers coverage level by level, and foliage thins out with distance.
+//! - Normal maps are averaged as vectors and renormalised per level; linear data
+//!   (occlusion, roughness, metallic) is averaged as is.
+//! - Levels larger than [`TextureSettings::max_size`] are dropped (the chain is filtered
+//!   from the full-size image, then starts at the first level that fits), like
+//!   gltfpack's `-tl` or an engine's texture size limit.
+//! - Textures whose sides are multiples of 4 are block compressed: BC1 for opaque colour
+//!   and linear data, BC3 for colour with alpha, BC5 for normal maps (X and Y; the
+//!   shader rebuilds Z). 4 or 8 bits a texel instead of 32.
 //!
-//! Every level is filtered from the one above it, unscaled, in `f32`; only IEEE `+ − × ÷`
-//! and table look-ups, so the bytes do not depend on the thread count.
+//! Every level is filtered from the one above it, unscaled, in `f32`; only IEEE `+ − × ÷
+//! sqrt` and table look-ups, so the bytes do not depend on the thread count.
 
 use std::sync::OnceLock;
 
 use sylva_cache::format::texture::{full_chain_length, level_size};
-use sylva_cache::BakedTexture;
-use sylva_mesh::Texture;
+use sylva_cache::{BakedTexture, PixelFormat};
+use sylva_mesh::{Texture, TextureKind};
 
 /// Bisection steps when searching a level's alpha scale (2⁻¹⁶ of its range).
 const SCALE_STEPS: usize = 16;
@@ -23,22 +32,87 @@ const SCALE_STEPS: usize = 16;
 /// its cutoff everywhere (a sliver of a card), and is left at 4×.
 const MAX_ALPHA_SCALE: f32 = 4.0;
 
-/// The baked form of `texture`: every level down to 1×1. `mask_cutoff` is the alpha
-/// cutoff of the alpha-tested material that uses it, if any.
-pub fn bake_texture(texture: &Texture, mask_cutoff: Option<f32>) -> BakedTexture {
+/// How textures are baked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureSettings {
+    /// The largest width or height kept.
+    pub max_size: u32,
+    /// Alpha-tested textures keep level 0's alpha coverage at every level.
+    pub coverage_mips: bool,
+}
+
+impl Default for TextureSettings {
+    /// 1024²: a prop a metre or two tall fills at most a few hundred pixels of a 1080p
+    /// frame at painting distance, so a 1024² map is already above one texel a pixel,
+    /// and three 2048² maps (colour, normal, metallic-roughness) would cost 11 MB a prop
+    /// even block compressed. Coverage-preserving mips on.
+    fn default() -> Self {
+        TextureSettings {
+            max_size: 1024,
+            coverage_mips: true,
+        }
+    }
+}
+
+/// The baked form of `texture`: every level from the first no larger than
+/// `settings.max_size` down to 1×1. `mask_cutoff` is the alpha cutoff of the
+/// alpha-tested material that uses it as its base colour, if any.
+pub fn bake_texture(
+    texture: &Texture,
+    mask_cutoff: Option<f32>,
+    settings: &TextureSettings,
+) -> BakedTexture {
     let (width, height) = (texture.width, texture.height);
+    let kind = texture.kind;
+    let coverage = match (kind, settings.coverage_mips) {
+        (TextureKind::Color, true) => {
+            mask_cutoff.map(|cutoff| (cutoff, coverage(&texture.rgba8, cutoff)))
+        }
+        _ => None,
+    };
+    let first = (0..full_chain_length(width, height))
+        .find(|&l| level_size(width, l).max(level_size(height, l)) <= settings.max_size)
+        .unwrap_or(full_chain_length(width, height) - 1);
     let mut level = Linear::decode(texture);
-    let coverage = mask_cutoff.map(|cutoff| (cutoff, coverage(&texture.rgba8, cutoff)));
-    let mut levels = vec![texture.rgba8.clone()];
+    let mut rgba_levels = Vec::new();
+    if first == 0 {
+        rgba_levels.push(texture.rgba8.clone());
+    }
     for l in 1..full_chain_length(width, height) {
         level = level.halved(level_size(width, l), level_size(height, l));
-        let scale = coverage.map_or(1.0, |(cutoff, target)| level.alpha_scale(cutoff, target));
-        levels.push(level.encode(scale));
+        if l >= first {
+            let scale = coverage.map_or(1.0, |(cutoff, target)| level.alpha_scale(cutoff, target));
+            rgba_levels.push(level.encode(scale));
+        }
     }
+    let (width, height) = (level_size(width, first), level_size(height, first));
+    let format = pixel_format(kind, width, height, &rgba_levels[0]);
+    let levels = rgba_levels
+        .iter()
+        .enumerate()
+        .map(|(l, rgba)| format.encode(rgba, level_size(width, l), level_size(height, l)))
+        .collect();
     BakedTexture {
         width,
         height,
+        format,
         levels,
+    }
+}
+
+/// How a texture of `kind` is stored: block compressed where its size allows (wgpu
+/// wants BC textures' sides to be whole blocks), else RGBA8.
+fn pixel_format(kind: TextureKind, width: u32, height: u32, level0: &[u8]) -> PixelFormat {
+    let blocks = width % 4 == 0 && height % 4 == 0;
+    match (kind, blocks) {
+        (TextureKind::Color, false) => PixelFormat::Rgba8Srgb,
+        (TextureKind::Normal | TextureKind::Linear, false) => PixelFormat::Rgba8Linear,
+        (TextureKind::Color, true) if level0.chunks_exact(4).all(|t| t[3] == 255) => {
+            PixelFormat::Bc1Srgb
+        }
+        (TextureKind::Color, true) => PixelFormat::Bc3Srgb,
+        (TextureKind::Normal, true) => PixelFormat::Bc5,
+        (TextureKind::Linear, true) => PixelFormat::Bc1Linear,
     }
 }
 
@@ -86,8 +160,15 @@ fn encode_srgb(linear: f32) -> u8 {
     }
 }
 
-/// A level in linear light: RGB linear, alpha as authored, as `f32`.
+/// `value` in 0..=1 as the nearest byte (round half up, in range).
+fn unorm_byte(value: f32) -> u8 {
+    (value.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+}
+
+/// A level as filtering sees it, as `f32`: colour in linear light with alpha as
+/// authored, normals as vectors in −1..1, linear data as is.
 struct Linear {
+    kind: TextureKind,
     width: u32,
     height: u32,
     texels: Vec<[f32; 4]>,
@@ -96,27 +177,37 @@ struct Linear {
 impl Linear {
     fn decode(texture: &Texture) -> Self {
         let table = decode_table();
+        let unorm = |b: u8| f32::from(b) / 255.0;
         let texels = texture
             .rgba8
             .chunks_exact(4)
-            .map(|t| {
-                [
+            .map(|t| match texture.kind {
+                TextureKind::Color => [
                     table[t[0] as usize],
                     table[t[1] as usize],
                     table[t[2] as usize],
-                    f32::from(t[3]) / 255.0,
-                ]
+                    unorm(t[3]),
+                ],
+                TextureKind::Normal => [
+                    unorm(t[0]) * 2.0 - 1.0,
+                    unorm(t[1]) * 2.0 - 1.0,
+                    unorm(t[2]) * 2.0 - 1.0,
+                    1.0,
+                ],
+                TextureKind::Linear => [unorm(t[0]), unorm(t[1]), unorm(t[2]), unorm(t[3])],
             })
             .collect();
         Linear {
+            kind: texture.kind,
             width: texture.width,
             height: texture.height,
             texels,
         }
     }
 
-    /// The next level (`width × height`): each texel the alpha-weighted mean colour and
-    /// the mean alpha of the (up to) 2×2 texels above it.
+    /// The next level (`width × height`) from the (up to) 2×2 texels above each texel:
+    /// colour the alpha-weighted mean and alpha the mean; normals the mean direction;
+    /// linear data the mean.
     fn halved(&self, width: u32, height: u32) -> Self {
         let mut texels = Vec::with_capacity(width as usize * height as usize);
         let at = |x: u32, y: u32| self.texels[(y * self.width + x) as usize];
@@ -124,41 +215,49 @@ impl Linear {
             for x in 0..width {
                 let xs = [2 * x, (2 * x + 1).min(self.width - 1)];
                 let ys = [2 * y, (2 * y + 1).min(self.height - 1)];
-                let mut sum = [0.0f32; 4];
-                let mut plain = [0.0f32; 3];
+                let mut weighted = [0.0f32; 4];
+                let mut plain = [0.0f32; 4];
                 for &sy in &ys {
                     for &sx in &xs {
                         let t = at(sx, sy);
                         for c in 0..3 {
-                            sum[c] += t[c] * t[3];
+                            weighted[c] += t[c] * t[3];
+                        }
+                        weighted[3] += t[3];
+                        for c in 0..4 {
                             plain[c] += t[c];
                         }
-                        sum[3] += t[3];
                     }
                 }
-                let texel = if sum[3] > 0.0 {
-                    [
-                        sum[0] / sum[3],
-                        sum[1] / sum[3],
-                        sum[2] / sum[3],
-                        sum[3] / 4.0,
-                    ]
-                } else {
-                    [plain[0] / 4.0, plain[1] / 4.0, plain[2] / 4.0, 0.0]
+                let mean = plain.map(|v| v / 4.0);
+                let texel = match self.kind {
+                    TextureKind::Color if weighted[3] > 0.0 => [
+                        weighted[0] / weighted[3],
+                        weighted[1] / weighted[3],
+                        weighted[2] / weighted[3],
+                        weighted[3] / 4.0,
+                    ],
+                    TextureKind::Color => [mean[0], mean[1], mean[2], 0.0],
+                    TextureKind::Normal => {
+                        let length =
+                            (mean[0] * mean[0] + mean[1] * mean[1] + mean[2] * mean[2]).sqrt();
+                        if length > 0.0 {
+                            [mean[0] / length, mean[1] / length, mean[2] / length, 1.0]
+                        } else {
+                            [0.0, 0.0, 1.0, 1.0]
+                        }
+                    }
+                    TextureKind::Linear => mean,
                 };
                 texels.push(texel);
             }
         }
         Linear {
+            kind: self.kind,
             width,
             height,
             texels,
         }
-    }
-
-    fn alpha_byte(alpha: f32, scale: f32) -> u8 {
-        // Round half up, in range: `+ 0.5` then truncation.
-        ((alpha * scale).clamp(0.0, 1.0) * 255.0 + 0.5) as u8
     }
 
     /// The fraction of this level's texels kept at `threshold` with alpha scaled.
@@ -166,7 +265,7 @@ impl Linear {
         let kept = self
             .texels
             .iter()
-            .filter(|t| Self::alpha_byte(t[3], scale) >= threshold)
+            .filter(|t| unorm_byte(t[3] * scale) >= threshold)
             .count();
         kept as f32 / self.texels.len() as f32
     }
@@ -194,16 +293,24 @@ impl Linear {
         }
     }
 
+    /// The level as RGBA8, alpha scaled by `alpha_scale` (colour only).
     fn encode(&self, alpha_scale: f32) -> Vec<u8> {
         self.texels
             .iter()
-            .flat_map(|t| {
-                [
+            .flat_map(|t| match self.kind {
+                TextureKind::Color => [
                     encode_srgb(t[0]),
                     encode_srgb(t[1]),
                     encode_srgb(t[2]),
-                    Self::alpha_byte(t[3], alpha_scale),
-                ]
+                    unorm_byte(t[3] * alpha_scale),
+                ],
+                TextureKind::Normal => [
+                    unorm_byte(t[0] * 0.5 + 0.5),
+                    unorm_byte(t[1] * 0.5 + 0.5),
+                    unorm_byte(t[2] * 0.5 + 0.5),
+                    255,
+                ],
+                TextureKind::Linear => t.map(unorm_byte),
             })
             .collect()
     }
@@ -221,8 +328,19 @@ mod tests {
         Texture {
             width,
             height,
+            kind: TextureKind::Color,
             rgba8,
         }
+    }
+
+    fn bake(texture: &Texture, mask_cutoff: Option<f32>) -> BakedTexture {
+        bake_texture(texture, mask_cutoff, &TextureSettings::default())
+    }
+
+    /// Level `l` as the GPU samples it: RGBA8 texels.
+    fn decoded(baked: &BakedTexture, l: usize) -> Vec<u8> {
+        let (w, h) = (level_size(baked.width, l), level_size(baked.height, l));
+        baked.format.decode(&baked.levels[l], w, h)
     }
 
     /// A grass card: blades of random width and height, tapering to their tips, with
@@ -256,13 +374,15 @@ mod tests {
 
     #[test]
     fn the_chain_runs_down_to_one_texel() {
-        let baked = bake_texture(&blades(64), None);
+        let baked = bake(&blades(64), None);
         assert_eq!(baked.levels.len(), 7);
+        assert_eq!(baked.format, PixelFormat::Bc3Srgb);
         for (l, level) in baked.levels.iter().enumerate() {
-            let side = 64 >> l;
-            assert_eq!(level.len(), side * side * 4, "level {l}");
+            let side = (64usize >> l).div_ceil(4);
+            assert_eq!(level.len(), side * side * 16, "level {l}");
         }
-        let odd = bake_texture(&texture(5, 3, |_, _| [1, 2, 3, 4]), None);
+        let odd = bake(&texture(5, 3, |_, _| [1, 2, 3, 4]), None);
+        assert_eq!(odd.format, PixelFormat::Rgba8Srgb);
         let sizes: Vec<usize> = odd.levels.iter().map(Vec::len).collect();
         assert_eq!(sizes, [60, 8, 4]);
         sylva_cache::encode_texture(&odd).expect("a full chain encodes");
@@ -273,7 +393,7 @@ mod tests {
         // Black and white stripes average to 50 % linear grey, which sRGB encodes as
         // 188, not the 128 an average of the bytes gives.
         let stripes = texture(2, 2, |x, _| if x == 0 { [0, 0, 0, 255] } else { [255; 4] });
-        let baked = bake_texture(&stripes, None);
+        let baked = bake(&stripes, None);
         assert_eq!(baked.levels[1], [188, 188, 188, 255]);
         for byte in 0..=255u8 {
             assert_eq!(encode_srgb(decode_table()[byte as usize]), byte);
@@ -289,7 +409,7 @@ mod tests {
                 [200, 100, 50, 255]
             }
         });
-        let baked = bake_texture(&edge, None);
+        let baked = bake(&edge, None);
         assert_eq!(&baked.levels[1][..3], [200, 100, 50]);
         assert_eq!(baked.levels[1][3], 128);
     }
@@ -300,17 +420,18 @@ mod tests {
         let cutoff = 0.5;
         let target = coverage(&card.rgba8, cutoff);
         assert!(target > 0.1 && target < 0.5, "a sparse card: {target}");
-        let kept = bake_texture(&card, Some(cutoff));
-        let plain = bake_texture(&card, None);
-        // Down to 8×8: below 64 texels a single texel is more than 1.5 % of a level.
+        let kept = bake(&card, Some(cutoff));
+        let plain = bake(&card, None);
+        // Measured on the BC3 texels the GPU samples, down to 8×8: below 64 texels a
+        // single texel is more than 1.5 % of a level.
         for l in 1..=5 {
-            let preserved = coverage(&kept.levels[l], cutoff);
+            let preserved = coverage(&decoded(&kept, l), cutoff);
             assert!(
                 (preserved - target).abs() <= 0.05 * target,
                 "level {l}: {preserved} against {target}"
             );
         }
-        let thinned = coverage(&plain.levels[4], cutoff);
+        let thinned = coverage(&decoded(&plain, 4), cutoff);
         assert!(
             thinned < 0.8 * target,
             "plain averaging thins the card out ({thinned} against {target})"
@@ -320,10 +441,73 @@ mod tests {
     #[test]
     fn opaque_textures_keep_their_alpha() {
         let opaque = texture(4, 4, |x, y| [x as u8 * 60, y as u8 * 60, 9, 255]);
-        let baked = bake_texture(&opaque, Some(0.5));
-        assert!(baked
-            .levels
-            .iter()
-            .all(|l| l.chunks(4).all(|t| t[3] == 255)));
+        let baked = bake(&opaque, Some(0.5));
+        assert_eq!(baked.format, PixelFormat::Bc1Srgb);
+        assert!((0..baked.levels.len()).all(|l| decoded(&baked, l).chunks(4).all(|t| t[3] == 255)));
+    }
+
+    #[test]
+    fn coverage_preservation_can_be_turned_off() {
+        let card = blades(64);
+        let off = TextureSettings {
+            coverage_mips: false,
+            ..TextureSettings::default()
+        };
+        assert_eq!(bake_texture(&card, Some(0.5), &off), bake(&card, None));
+        assert_ne!(bake(&card, Some(0.5)), bake(&card, None));
+    }
+
+    #[test]
+    fn levels_above_the_size_limit_are_dropped() {
+        let big = texture(64, 32, |x, y| [(x * 4) as u8, (y * 8) as u8, 0, 255]);
+        let limited = TextureSettings {
+            max_size: 16,
+            ..TextureSettings::default()
+        };
+        let baked = bake_texture(&big, None, &limited);
+        assert_eq!((baked.width, baked.height), (16, 8));
+        assert_eq!(baked.levels.len(), 5);
+        // The same chain as the unlimited bake's, from its third level on.
+        let full = bake(&big, None);
+        assert_eq!(baked.levels[..], full.levels[2..]);
+    }
+
+    #[test]
+    fn normal_maps_are_renormalised_per_level_and_stored_as_bc5() {
+        // Two texels tilted 60° either way along X: their mean points straight up, at
+        // half the length before renormalising.
+        let tilt = |x: u32| {
+            let nx = if x % 2 == 0 { 0.866f32 } else { -0.866 };
+            [
+                unorm_byte(nx * 0.5 + 0.5),
+                128,
+                unorm_byte(0.5 * 0.5 + 0.5),
+                255,
+            ]
+        };
+        let map = Texture {
+            kind: TextureKind::Normal,
+            ..texture(8, 8, |x, _| tilt(x))
+        };
+        let baked = bake(&map, None);
+        assert_eq!(baked.format, PixelFormat::Bc5);
+        let level1 = decoded(&baked, 1);
+        for texel in level1.chunks(4) {
+            let x = f32::from(texel[0]) / 127.5 - 1.0;
+            let y = f32::from(texel[1]) / 127.5 - 1.0;
+            // Z is rebuilt from X and Y: a unit vector has |xy| ≤ 1 and here ≈ 0.
+            assert!(x.abs() < 0.03 && y.abs() < 0.03, "{texel:?}");
+        }
+    }
+
+    #[test]
+    fn linear_data_is_averaged_as_is() {
+        let data = Texture {
+            kind: TextureKind::Linear,
+            ..texture(2, 2, |x, _| if x == 0 { [0, 0, 0, 255] } else { [255; 4] })
+        };
+        let baked = bake(&data, None);
+        assert_eq!(baked.format, PixelFormat::Rgba8Linear);
+        assert_eq!(baked.levels[1], [128, 128, 128, 255]);
     }
 }

@@ -20,7 +20,7 @@ pub mod store;
 
 pub use format::{
     encode, encode_texture, BakedTexture, Entry, FormatError, IndexFormat, LevelView, PartView,
-    TextureFile, TextureId, TextureView, FORMAT_VERSION, TEXTURE_FORMAT_VERSION,
+    PixelFormat, TextureFile, TextureId, TextureView, FORMAT_VERSION, TEXTURE_FORMAT_VERSION,
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError, MANIFEST_FILE};
 pub use model::{BakedAsset, BakedLevel, BakedPart, CacheKey};

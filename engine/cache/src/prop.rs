@@ -51,7 +51,7 @@ impl PropFiles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{encode_texture, BakedTexture};
+    use crate::format::{encode_texture, BakedTexture, PixelFormat};
     use crate::{encode, BakedAsset, CacheDir};
     use sylva_mesh::Aabb;
 
@@ -62,6 +62,7 @@ mod tests {
                 encode_texture(&BakedTexture {
                     width: 1,
                     height: 1,
+                    format: PixelFormat::Rgba8Srgb,
                     levels: vec![texel.to_vec()],
                 })
                 .unwrap()

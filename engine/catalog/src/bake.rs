@@ -20,6 +20,14 @@ pub struct BakeOverride {
     /// LockBorder). Open shells such as leaf cards barely simplify with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock_border: Option<bool>,
+    /// The largest width or height a baked texture keeps (1024 unless set): larger
+    /// levels of the mip chain are dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_texture_size: Option<u32>,
+    /// Whether alpha-tested textures' mips keep level 0's alpha coverage (on unless set
+    /// to false; off only to compare).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage_mips: Option<bool>,
     /// Per part, by part name (the material name, or the node's).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parts: BTreeMap<String, PartBakeOverride>,
@@ -50,6 +58,14 @@ impl BakeOverride {
 
     /// The first problem found, as (field path below `bake`, message).
     pub(crate) fn problem(&self) -> Option<(String, String)> {
+        if let Some(size) = self.max_texture_size {
+            if !(4..=16_384).contains(&size) {
+                return Some((
+                    "max_texture_size".into(),
+                    format!("{size} is not a texture side from 4 to 16384"),
+                ));
+            }
+        }
         let levels = self.levels.as_deref()?;
         if levels.is_empty() || levels.len() > MAX_LOD_LEVELS {
             return Some((

@@ -5,11 +5,13 @@
 //! The `.glb` holds, per exported prop:
 //!
 //! - one mesh per LOD level whose primitives are the prop's parts; every level of a
-//!   part indexes the same vertex accessors (one interleaved, 36-byte-stride vertex
+//!   part indexes the same vertex accessors (one interleaved, 52-byte-stride vertex
 //!   bufferView per part, as the cache stores it) through its own index accessor;
-//! - materials (base colour factor and texture, alpha mode and cutoff, double-sided)
-//!   and textures as the cache holds them (the largest level), each texture blob once
-//!   however many props share it (PNG);
+//! - materials with every channel the cache holds (base colour, metallic-roughness,
+//!   normal map with TANGENT, occlusion, emission with KHR_materials_emissive_strength
+//!   past 1, alpha mode and cutoff, double-sided) and their textures (the largest
+//!   level, decoded from its blocks; normal maps with Z rebuilt), each texture blob
+//!   once however many props share it (PNG);
 //! - per terrain cell ([`ExportOptions::cell_size`]) one node drawing LOD 0 with
 //!   `EXT_mesh_gpu_instancing` (TRANSLATION, ROTATION, SCALE accessors) and `MSFT_lod`
 //!   naming one node per coarser level, which share the same instance accessors.
@@ -30,8 +32,8 @@ use std::io::{self, Write};
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
 use json::{accessor, buffer, material, mesh, texture, Index, Root};
-use sylva_cache::{IndexFormat, PartView, PropView, TextureId, TextureView};
-use sylva_mesh::{AlphaMode, Material, WrapMode, VERTEX_STRIDE};
+use sylva_cache::{IndexFormat, PartView, PixelFormat, PropView, TextureId, TextureView};
+use sylva_mesh::{AlphaMode, Material, TextureBinding, WrapMode, VERTEX_STRIDE};
 use sylva_scatter::Placement;
 use sylva_terrain::TerrainMesh;
 use thiserror::Error;
@@ -46,6 +48,8 @@ pub const DEFAULT_CELL_SIZE: f32 = 64.0;
 pub const EXT_MESH_GPU_INSTANCING: &str = "EXT_mesh_gpu_instancing";
 /// The LOD extension (coarser nodes named on the LOD 0 node).
 pub const MSFT_LOD: &str = "MSFT_lod";
+/// Emission brighter than glTF's factor allows.
+pub const KHR_MATERIALS_EMISSIVE_STRENGTH: &str = "KHR_materials_emissive_strength";
 
 /// Why an export failed.
 #[derive(Debug, Error)]
@@ -414,8 +418,10 @@ impl Document {
         let mut vertices = part.vertex_bytes.to_vec();
         let mut bounds = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
         for vertex in vertices.chunks_exact_mut(VERTEX_STRIDE) {
-            vertex[3] ^= 0x80;
-            vertex[15] ^= 0x80;
+            // A mirror also turns the tangent frame over: tangent X and `w` flip.
+            for sign_byte in [3, 15, 35, 47] {
+                vertex[sign_byte] ^= 0x80;
+            }
             for axis in 0..3 {
                 let at = axis * 4;
                 let v = f32::from_le_bytes(vertex[at..at + 4].try_into().unwrap());
@@ -432,14 +438,22 @@ impl Document {
         let count = u64::from(part.vertex_count);
         let (f32_, u8_) = (accessor::ComponentType::F32, accessor::ComponentType::U8);
         use accessor::Type::{Vec2, Vec3, Vec4};
-        use mesh::Semantic::{Colors, Normals, Positions, TexCoords};
+        use mesh::Semantic::{Colors, Normals, Positions, Tangents, TexCoords};
+        // Tangents only where a normal map reads them (elsewhere they are zero, which
+        // glTF does not allow).
+        let tangents = part
+            .material
+            .normal_texture
+            .map(|_| (Tangents, 32, f32_, Vec4, false, None));
         let attributes = [
-            (Positions, 0, f32_, Vec3, false, Some(bounds)),
-            (Normals, 12, f32_, Vec3, false, None),
-            (TexCoords(0), 24, f32_, Vec2, false, None),
-            (Colors(0), 32, u8_, Vec4, true, None),
+            Some((Positions, 0, f32_, Vec3, false, Some(bounds))),
+            Some((Normals, 12, f32_, Vec3, false, None)),
+            Some((TexCoords(0), 24, f32_, Vec2, false, None)),
+            tangents,
+            Some((Colors(0), 48, u8_, Vec4, true, None)),
         ]
         .into_iter()
+        .flatten()
         .map(|(semantic, offset, component, type_, normalized, bounds)| {
             let accessor = self.accessor(view, offset, count, component, type_, normalized, bounds);
             (Valid(semantic), accessor)
@@ -489,6 +503,15 @@ impl Document {
             texture: index,
             reason: e.to_string(),
         };
+        let mut texels = texture.decode_level(0);
+        if texture.format == PixelFormat::Bc5 {
+            // BC5 keeps a normal map's X and Y; other tools read Z from the image.
+            for t in texels.chunks_exact_mut(4) {
+                let [x, y] = [t[0], t[1]].map(|c| f32::from(c) / 127.5 - 1.0);
+                let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+                t[2] = ((z * 0.5 + 0.5) * 255.0).round() as u8;
+            }
+        }
         let mut png_bytes = Vec::new();
         let mut encoder = png::Encoder::new(&mut png_bytes, texture.width, texture.height);
         encoder.set_color(png::ColorType::Rgba);
@@ -496,7 +519,7 @@ impl Document {
         encoder
             .write_header()
             .map_err(png_error)?
-            .write_image_data(texture.levels[0])
+            .write_image_data(&texels)
             .map_err(png_error)?;
         let view = self.view(&png_bytes, None, None);
         Ok(self.root.push(json::Image {
@@ -531,23 +554,49 @@ impl Document {
         sampler
     }
 
+    /// A glTF texture of blob image `binding.texture` with the binding's wrap modes.
+    fn texture(
+        &mut self,
+        binding: TextureBinding,
+        images: &[Index<json::Image>],
+    ) -> Option<Index<json::Texture>> {
+        let image = *images.get(binding.texture as usize)?;
+        let sampler = self.sampler((binding.wrap_u, binding.wrap_v));
+        Some(self.root.push(json::Texture {
+            name: None,
+            sampler: Some(sampler),
+            source: image,
+            extensions: None,
+            extras: Default::default(),
+        }))
+    }
+
     fn material(&mut self, m: &Material, images: &[Index<json::Image>]) -> Index<json::Material> {
-        let base_color_texture = m.base_color_texture.and_then(|binding| {
-            let image = *images.get(binding.texture as usize)?;
-            let sampler = self.sampler((binding.wrap_u, binding.wrap_v));
-            let texture = self.root.push(json::Texture {
-                name: None,
-                sampler: Some(sampler),
-                source: image,
-                extensions: None,
-                extras: Default::default(),
-            });
+        let mut info = |binding: Option<TextureBinding>| {
+            let index = self.texture(binding?, images)?;
             Some(texture::Info {
-                index: texture,
+                index,
                 tex_coord: 0,
                 extensions: None,
                 extras: Default::default(),
             })
+        };
+        let base_color_texture = info(m.base_color_texture);
+        let metallic_roughness_texture = info(m.metallic_roughness_texture);
+        let emissive_texture = info(m.emissive_texture);
+        let normal_texture = info(m.normal_texture).map(|i| material::NormalTexture {
+            index: i.index,
+            scale: m.normal_scale,
+            tex_coord: 0,
+            extensions: None,
+            extras: Default::default(),
+        });
+        let occlusion_texture = info(m.occlusion_texture).map(|i| material::OcclusionTexture {
+            index: i.index,
+            strength: material::StrengthFactor(m.occlusion_strength),
+            tex_coord: 0,
+            extensions: None,
+            extras: Default::default(),
         });
         let (alpha_mode, alpha_cutoff) = match m.alpha_mode {
             AlphaMode::Opaque => (material::AlphaMode::Opaque, None),
@@ -557,12 +606,32 @@ impl Document {
             ),
             AlphaMode::Blend => (material::AlphaMode::Blend, None),
         };
+        // glTF's emissive factor stops at 1; brighter emission is the strength extension.
+        let strength = m.emissive_factor.into_iter().fold(1.0f32, f32::max);
+        let extensions = (strength > 1.0).then(|| json::extensions::material::Material {
+            emissive_strength: Some(json::extensions::material::EmissiveStrength {
+                emissive_strength: json::extensions::material::EmissiveStrengthFactor(strength),
+            }),
+            ..Default::default()
+        });
         self.root.push(json::Material {
             alpha_cutoff,
             alpha_mode: Valid(alpha_mode),
             double_sided: m.double_sided,
             name: (!m.name.is_empty()).then(|| m.name.clone()),
-            pbr_metallic_roughness: lambert(m.base_color_factor, base_color_texture),
+            pbr_metallic_roughness: material::PbrMetallicRoughness {
+                base_color_factor: material::PbrBaseColorFactor(m.base_color_factor),
+                base_color_texture,
+                metallic_factor: material::StrengthFactor(m.metallic_factor),
+                roughness_factor: material::StrengthFactor(m.roughness_factor),
+                metallic_roughness_texture,
+                ..Default::default()
+            },
+            normal_texture,
+            occlusion_texture,
+            emissive_texture,
+            emissive_factor: material::EmissiveFactor(m.emissive_factor.map(|c| c / strength)),
+            extensions,
             ..Default::default()
         })
     }
@@ -624,7 +693,12 @@ impl Document {
         );
         let material = self.root.push(json::Material {
             name: Some("terrain".into()),
-            pbr_metallic_roughness: lambert([1.0; 4], None),
+            // The renderer draws the terrain as a rough dielectric.
+            pbr_metallic_roughness: material::PbrMetallicRoughness {
+                metallic_factor: material::StrengthFactor(0.0),
+                roughness_factor: material::StrengthFactor(0.95),
+                ..Default::default()
+            },
             ..Default::default()
         });
         self.root.push(json::Mesh {
@@ -679,20 +753,15 @@ impl Document {
         }) {
             self.root.extensions_used.push(MSFT_LOD.into());
         }
-    }
-}
-
-/// sylva lights props with Lambert: no metal, fully rough.
-fn lambert(
-    base_color: [f32; 4],
-    base_color_texture: Option<texture::Info>,
-) -> material::PbrMetallicRoughness {
-    material::PbrMetallicRoughness {
-        base_color_factor: material::PbrBaseColorFactor(base_color),
-        base_color_texture,
-        metallic_factor: material::StrengthFactor(0.0),
-        roughness_factor: material::StrengthFactor(1.0),
-        ..Default::default()
+        if self.root.materials.iter().any(|m| {
+            m.extensions
+                .as_ref()
+                .is_some_and(|e| e.emissive_strength.is_some())
+        }) {
+            self.root
+                .extensions_used
+                .push(KHR_MATERIALS_EMISSIVE_STRENGTH.into());
+        }
     }
 }
 

@@ -9,13 +9,14 @@ use sylva_scatter::PlacementId;
 
 use super::*;
 
-/// A prop of two parts with two LOD levels each: a textured quad (its second level
-/// drops a triangle) and a triangle.
+/// A prop of two parts with two LOD levels each: a quad with a base colour texture and
+/// a normal map (its second level drops a triangle) and a triangle.
 fn two_part_prop(id: &str) -> PropFiles {
     let vertex = |x: f32, z: f32| Vertex {
         position: [x, 1.0, z],
         normal: [0.6, 0.8, 0.0],
         uv: [x, z],
+        tangent: [1.0, 0.0, 0.0, 1.0],
         color: [255, 128, 0, 255],
     };
     let quad = vec![
@@ -48,6 +49,14 @@ fn two_part_prop(id: &str) -> PropFiles {
             wrap_u: WrapMode::Repeat,
             wrap_v: WrapMode::ClampToEdge,
         }),
+        normal_texture: Some(TextureBinding {
+            texture: 1,
+            wrap_u: WrapMode::Repeat,
+            wrap_v: WrapMode::Repeat,
+        }),
+        metallic_factor: 0.0,
+        roughness_factor: 0.8,
+        emissive_factor: [0.0, 3.0, 1.5],
         alpha_mode: AlphaMode::Mask { cutoff: 0.4 },
         double_sided: true,
         ..Material::default()
@@ -55,7 +64,17 @@ fn two_part_prop(id: &str) -> PropFiles {
     let texture = encode_texture(&BakedTexture {
         width: 2,
         height: 1,
+        format: PixelFormat::Rgba8Srgb,
         levels: vec![vec![10, 200, 30, 255, 40, 50, 60, 128]],
+    })
+    .unwrap();
+    // A flat normal map, X and Y at 0.
+    let flat = PixelFormat::Bc5.encode(&[128, 128, 255, 255].repeat(16), 4, 4);
+    let normal_map = encode_texture(&BakedTexture {
+        width: 4,
+        height: 4,
+        format: PixelFormat::Bc5,
+        levels: vec![flat],
     })
     .unwrap();
     let asset = BakedAsset {
@@ -76,11 +95,11 @@ fn two_part_prop(id: &str) -> PropFiles {
                 Material::default(),
             ),
         ],
-        textures: vec![texture.id],
+        textures: vec![texture.id, normal_map.id],
     };
     PropFiles {
         entry: encode(&asset).unwrap(),
-        textures: vec![texture.bytes],
+        textures: vec![texture.bytes, normal_map.bytes],
     }
 }
 
@@ -176,8 +195,63 @@ fn lod_meshes_share_their_parts_vertex_accessors_and_differ_by_indices() {
         .map(|a| root.accessors[a.value()].buffer_view.unwrap())
         .collect();
     assert_eq!(vertex_views.len(), 2, "one vertex bufferView per part");
-    assert_eq!(root.images.len(), 1, "the texture once");
-    assert_eq!(root.extensions_used, [EXT_MESH_GPU_INSTANCING, MSFT_LOD]);
+    assert_eq!(root.images.len(), 2, "each texture once");
+    assert_eq!(
+        root.extensions_used,
+        [
+            EXT_MESH_GPU_INSTANCING,
+            MSFT_LOD,
+            KHR_MATERIALS_EMISSIVE_STRENGTH
+        ]
+    );
+}
+
+#[test]
+fn materials_keep_their_channels_and_normal_maps_their_tangents() {
+    let bytes = two_part_prop("tree/a");
+    let placements = [placement(1, "tree/a", Vec3::ZERO, 0.0, 1.0)];
+    let (glb, _) = export(&[("tree/a", &bytes)], &placements, ExportOptions::default());
+    let (root, bin) = split_glb(&glb);
+    let [leaves, plain] = [0, 1].map(|p| &root.meshes[0].primitives[p]);
+    let material = &root.materials[leaves.material.unwrap().value()];
+    assert_eq!(material.pbr_metallic_roughness.roughness_factor.0, 0.8);
+    assert_eq!(material.pbr_metallic_roughness.metallic_factor.0, 0.0);
+    assert_eq!(material.emissive_factor.0, [0.0, 1.0, 0.5]);
+    let strength = material
+        .extensions
+        .as_ref()
+        .unwrap()
+        .emissive_strength
+        .as_ref();
+    assert_eq!(strength.unwrap().emissive_strength.0, 3.0);
+    let normal = material.normal_texture.as_ref().expect("the normal map");
+    let image = &root.images[root.textures[normal.index.value()].source.value()];
+    let view = &root.buffer_views[image.buffer_view.unwrap().value()];
+    let start = view.byte_offset.map_or(0, |o| o.0) as usize;
+    let png_bytes = &bin[start..start + view.byte_length.0 as usize];
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+        .read_info()
+        .unwrap();
+    let mut texels = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut texels).unwrap();
+    assert!(
+        texels.chunks(4).all(|t| t[2] == 255),
+        "Z rebuilt for readers of RGB normal maps"
+    );
+    let tangents = leaves.attributes[&Valid(mesh::Semantic::Tangents)].value();
+    let (tangent_bytes, count) = accessor_bytes(&root, bin, tangents);
+    assert_eq!(count, 4);
+    assert_eq!(
+        floats(tangent_bytes, 4),
+        [-1.0, 0.0, 0.0, -1.0],
+        "tangent X and handedness mirrored with the frame"
+    );
+    assert!(
+        !plain
+            .attributes
+            .contains_key(&Valid(mesh::Semantic::Tangents)),
+        "no tangents without a normal map"
+    );
 }
 
 #[test]
@@ -194,9 +268,9 @@ fn a_texture_blob_shared_by_props_is_one_image() {
     );
     let (root, _) = split_glb(&glb);
     assert_eq!(root.meshes.len(), 4, "two props of two levels");
-    assert_eq!(root.images.len(), 1, "one image for the shared blob");
-    assert_eq!(root.textures.len(), 2, "a texture per material");
-    assert!(root.textures.iter().all(|t| t.source.value() == 0));
+    assert_eq!(root.images.len(), 2, "one image per shared blob");
+    assert_eq!(root.textures.len(), 4, "a texture per material channel");
+    assert!(root.textures.iter().all(|t| t.source.value() < 2));
 }
 
 #[test]

@@ -18,6 +18,7 @@ pub const MAX_ACCESSOR_ELEMENTS: u64 = 1 << 22;
 pub(crate) enum Use {
     Position,
     Normal,
+    Tangent,
     TexCoord,
     Color,
 }
@@ -319,6 +320,7 @@ fn allowed(usage: Use, c: ComponentType, normalized: bool, dims: usize) -> bool 
     match usage {
         Use::Position => dims == 3 && (float || small_int),
         Use::Normal => dims == 3 && (float || (matches!(c, I8 | I16) && normalized)),
+        Use::Tangent => dims == 4 && (float || (matches!(c, I8 | I16) && normalized)),
         Use::TexCoord => dims == 2 && (float || small_int),
         Use::Color => (dims == 3 || dims == 4) && (float || (matches!(c, U8 | U16) && normalized)),
     }

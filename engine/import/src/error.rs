@@ -78,6 +78,13 @@ pub enum ImportError {
     Hierarchy { path: String, reason: String },
     #[error("{path}: decoding the image: {reason}")]
     Image { path: String, reason: String },
+    /// A material's texture could not be read: names the material and the file.
+    #[error("material {material}, {channel}: {source}")]
+    MaterialTexture {
+        material: String,
+        channel: &'static str,
+        source: Box<ImportError>,
+    },
 }
 
 impl ImportError {

@@ -1,10 +1,10 @@
-//! Decoding a base colour image (PNG, JPEG or WebP, the last for EXT_texture_webp) to
+//! Decoding a texture's image (PNG, JPEG or WebP, the last for EXT_texture_webp) to
 //! RGBA8. The header is read first and
 //! the decoded size charged to the import's allowance, so a small file declaring a huge
 //! image is refused before any pixel buffer exists.
 
 use image::{ImageFormat, ImageReader, Limits};
-use sylva_mesh::Texture;
+use sylva_mesh::{Texture, TextureKind};
 
 use crate::budget::Allowance;
 use crate::error::ImportError;
@@ -14,6 +14,7 @@ pub const MAX_IMAGE_SIDE: u32 = 8192;
 
 pub(crate) fn decode(
     bytes: &[u8],
+    kind: TextureKind,
     path: &str,
     pixel_bytes: &mut Allowance,
 ) -> Result<Texture, ImportError> {
@@ -46,6 +47,7 @@ pub(crate) fn decode(
     Ok(Texture {
         width: rgba.width(),
         height: rgba.height(),
+        kind,
         rgba8: rgba.into_raw(),
     })
 }

@@ -20,6 +20,7 @@ pub mod image;
 mod material;
 mod primitive;
 mod sources;
+mod tangents;
 mod topology;
 mod uri;
 
@@ -70,6 +71,10 @@ pub struct ImportStats {
     pub skipped: Vec<Skipped>,
     /// Extensions the file uses that change no geometry and whose data was left out.
     pub ignored_extensions: Vec<IgnoredExtension>,
+    /// Material texture channels left out, and why (a second UV set …).
+    pub dropped_textures: Vec<Skipped>,
+    /// Parts whose tangents were generated (MikkTSpace) for their normal map.
+    pub generated_tangents: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,6 +139,7 @@ pub fn import(bytes: &[u8], resolve: &mut Resolver<'_>) -> Result<Imported, Impo
             };
             stats.converted_to_lists += usize::from(geometry.converted_to_list);
             stats.generated_normals += usize::from(geometry.generated_normals);
+            stats.generated_tangents += usize::from(geometry.generated_tangents);
             let base = [
                 Some(&material.material.name),
                 node.name.as_ref(),
@@ -159,6 +165,7 @@ pub fn import(bytes: &[u8], resolve: &mut Resolver<'_>) -> Result<Imported, Impo
             });
         }
     }
+    stats.dropped_textures = materials.dropped;
     Ok(Imported {
         parts,
         textures: materials.textures,

@@ -1,24 +1,32 @@
-//! Materials of primitives: base colour factor and texture (decoded once per image),
+//! Materials of primitives: every metallic-roughness channel (base colour, metallic and
+//! roughness, normal map, occlusion, emission with KHR_materials_emissive_strength),
 //! sampler wrap modes, alpha mode and cutoff, double-sidedness, and the UV set and
-//! KHR_texture_transform the base colour texture reads through.
+//! KHR_texture_transform the part's textures read through. Each image is decoded once
+//! per kind of texel it is used for (colour, normal, linear data).
+//!
+//! A part has one UV set: that of its first textured channel in [`Channel::ALL`]'s order
+//! (the base colour's, in practice). A channel reading another set or transform is left
+//! out and reported, not guessed at.
 
 use std::collections::BTreeMap;
 
+use gltf::json::extensions::texture::TextureTransform;
 use gltf::json::material::AlphaMode as JsonAlphaMode;
 use gltf::json::texture::WrappingMode;
 use gltf::json::validation::Checked;
 use gltf::json::Root;
-use sylva_mesh::{AlphaMode, Material, Texture, TextureBinding, WrapMode};
+use sylva_mesh::{AlphaMode, Channel, Material, Texture, TextureBinding, TextureKind, WrapMode};
 
 use crate::budget::Allowance;
 use crate::error::{element, ImportError};
 use crate::sources::{load_uri, Resolver};
+use crate::Skipped;
 
-/// A primitive's material and how its UVs feed the base colour texture.
+/// A primitive's material and how its UVs feed its textures.
 #[derive(Clone)]
 pub(crate) struct PrimitiveMaterial {
     pub material: Material,
-    /// The TEXCOORD set the base colour texture reads (0 without a texture).
+    /// The TEXCOORD set every texture reads (0 without a texture).
     pub uv_set: u32,
     /// KHR_texture_transform as `[[a, b, offset_u], [c, d, offset_v]]`.
     pub uv_transform: Option<[[f32; 3]; 2]>,
@@ -36,15 +44,69 @@ impl PrimitiveMaterial {
     }
 }
 
-/// Converts materials on first use and decodes each image once.
+/// How a texture reference maps the part's UVs: its set and its transform.
+#[derive(Clone, Copy, PartialEq)]
+struct UvMapping {
+    set: u32,
+    transform: Option<[[f32; 3]; 2]>,
+}
+
+impl UvMapping {
+    fn new(tex_coord: u32, transform: Option<&TextureTransform>) -> Self {
+        match transform {
+            None => UvMapping {
+                set: tex_coord,
+                transform: None,
+            },
+            Some(t) => {
+                let (sin, cos) = t.rotation.0.sin_cos();
+                let ([sx, sy], [ox, oy]) = (t.scale.0, t.offset.0);
+                UvMapping {
+                    set: t.tex_coord.unwrap_or(tex_coord),
+                    transform: Some([[cos * sx, sin * sy, ox], [-sin * sx, cos * sy, oy]]),
+                }
+            }
+        }
+    }
+}
+
+/// One texture reference of a material, before its image is decoded.
+struct Reference {
+    channel: Channel,
+    texture: usize,
+    mapping: UvMapping,
+}
+
+/// KHR_texture_transform on a normal or occlusion texture, which gltf-json leaves in the
+/// extension map.
+fn untyped_transform(
+    others: &serde_json::Map<String, serde_json::Value>,
+    path: &str,
+) -> Result<Option<TextureTransform>, ImportError> {
+    others
+        .get("KHR_texture_transform")
+        .map(|value| {
+            serde_json::from_value(value.clone()).map_err(|e| {
+                ImportError::invalid(
+                    format!("{path}.extensions.KHR_texture_transform"),
+                    e.to_string(),
+                )
+            })
+        })
+        .transpose()
+}
+
+/// Converts materials on first use and decodes each image once per kind.
 pub(crate) struct Materials<'a> {
     root: &'a Root,
     buffers: &'a [&'a [u8]],
     converted: BTreeMap<Option<usize>, PrimitiveMaterial>,
-    texture_of_image: BTreeMap<usize, u32>,
+    texture_of_image: BTreeMap<(usize, TextureKind), u32>,
     /// Every decoded image is charged here before it is decoded.
     pixel_bytes: Allowance,
     pub textures: Vec<Texture>,
+    /// Texture channels left out because they read another UV set or transform.
+    pub dropped: Vec<Skipped>,
 }
 
 impl<'a> Materials<'a> {
@@ -57,6 +119,7 @@ impl<'a> Materials<'a> {
             texture_of_image: BTreeMap::new(),
             pixel_bytes: Allowance::pixel_bytes(input_bytes),
             textures: Vec::new(),
+            dropped: Vec::new(),
         }
     }
 
@@ -104,40 +167,122 @@ impl<'a> Materials<'a> {
                 ))
             }
         };
-        let mut converted = PrimitiveMaterial {
-            material: Material {
-                name: m.name.clone().unwrap_or_default(),
-                base_color_factor: m.pbr_metallic_roughness.base_color_factor.0,
-                base_color_texture: None,
-                alpha_mode,
-                double_sided: m.double_sided,
-            },
-            uv_set: 0,
-            uv_transform: None,
+        let pbr = &m.pbr_metallic_roughness;
+        let emissive_strength = m
+            .extensions
+            .as_ref()
+            .and_then(|e| e.emissive_strength.as_ref())
+            .map_or(1.0, |s| s.emissive_strength.0);
+        let mut material = Material {
+            name: m.name.clone().unwrap_or_default(),
+            base_color_factor: pbr.base_color_factor.0,
+            metallic_factor: pbr.metallic_factor.0,
+            roughness_factor: pbr.roughness_factor.0,
+            normal_scale: m.normal_texture.as_ref().map_or(1.0, |n| n.scale),
+            occlusion_strength: m.occlusion_texture.as_ref().map_or(1.0, |o| o.strength.0),
+            emissive_factor: m.emissive_factor.0.map(|c| c * emissive_strength),
+            alpha_mode,
+            double_sided: m.double_sided,
+            ..Material::default()
         };
-        if let Some(info) = &m.pbr_metallic_roughness.base_color_texture {
-            let info_path = format!("{here}.pbrMetallicRoughness.baseColorTexture");
-            converted.material.base_color_texture =
-                Some(self.binding(info.index.value(), &info_path, resolve)?);
-            converted.uv_set = info.tex_coord;
-            if let Some(t) = info
-                .extensions
-                .as_ref()
-                .and_then(|e| e.texture_transform.as_ref())
-            {
-                let (sin, cos) = t.rotation.0.sin_cos();
-                let ([sx, sy], [ox, oy]) = (t.scale.0, t.offset.0);
-                converted.uv_transform =
-                    Some([[cos * sx, sin * sy, ox], [-sin * sx, cos * sy, oy]]);
-                converted.uv_set = t.tex_coord.unwrap_or(info.tex_coord);
-            }
+
+        let info = |channel: Channel, info: &Option<gltf::json::texture::Info>| {
+            info.as_ref().map(|i| Reference {
+                channel,
+                texture: i.index.value(),
+                mapping: UvMapping::new(
+                    i.tex_coord,
+                    i.extensions
+                        .as_ref()
+                        .and_then(|e| e.texture_transform.as_ref()),
+                ),
+            })
+        };
+        let mut references: Vec<Reference> = [
+            info(Channel::BaseColor, &pbr.base_color_texture),
+            info(Channel::MetallicRoughness, &pbr.metallic_roughness_texture),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if let Some(n) = &m.normal_texture {
+            let others = n.extensions.as_ref().map(|e| &e.others);
+            let transform = match others {
+                Some(o) => untyped_transform(o, &format!("{here}.normalTexture"))?,
+                None => None,
+            };
+            references.push(Reference {
+                channel: Channel::Normal,
+                texture: n.index.value(),
+                mapping: UvMapping::new(n.tex_coord, transform.as_ref()),
+            });
         }
-        Ok(converted)
+        if let Some(o) = &m.occlusion_texture {
+            let others = o.extensions.as_ref().map(|e| &e.others);
+            let transform = match others {
+                Some(x) => untyped_transform(x, &format!("{here}.occlusionTexture"))?,
+                None => None,
+            };
+            references.push(Reference {
+                channel: Channel::Occlusion,
+                texture: o.index.value(),
+                mapping: UvMapping::new(o.tex_coord, transform.as_ref()),
+            });
+        }
+        references.extend(info(Channel::Emissive, &m.emissive_texture));
+        references.sort_by_key(|r| r.channel);
+
+        let mapping = references.first().map(|r| r.mapping);
+        for reference in &references {
+            let channel_path = match reference.channel {
+                Channel::BaseColor | Channel::MetallicRoughness => {
+                    format!(
+                        "{here}.pbrMetallicRoughness.{}",
+                        reference.channel.gltf_name()
+                    )
+                }
+                _ => format!("{here}.{}", reference.channel.gltf_name()),
+            };
+            if Some(reference.mapping) != mapping {
+                self.dropped.push(Skipped {
+                    path: channel_path,
+                    reason: "reads another UV set or transform than the part's other textures"
+                        .into(),
+                });
+                continue;
+            }
+            let binding = self
+                .binding(
+                    reference.texture,
+                    reference.channel.kind(),
+                    &channel_path,
+                    resolve,
+                )
+                .map_err(|source| ImportError::MaterialTexture {
+                    material: match &m.name {
+                        Some(name) if !name.is_empty() => format!("`{name}` ({here})"),
+                        _ => here.clone(),
+                    },
+                    channel: reference.channel.gltf_name(),
+                    source: Box::new(source),
+                })?;
+            *material.texture_mut(reference.channel) = Some(binding);
+        }
+        let mapping = mapping.unwrap_or(UvMapping {
+            set: 0,
+            transform: None,
+        });
+        Ok(PrimitiveMaterial {
+            material,
+            uv_set: mapping.set,
+            uv_transform: mapping.transform,
+        })
     }
 
     fn binding(
         &mut self,
         texture_index: usize,
+        kind: TextureKind,
         path: &str,
         resolve: &mut Resolver<'_>,
     ) -> Result<TextureBinding, ImportError> {
@@ -162,13 +307,13 @@ impl<'a> Materials<'a> {
             .and_then(|webp| webp.get("source"))
             .and_then(|source| source.as_u64())
             .map_or(texture.source.value(), |source| source as usize);
-        let texture = match self.texture_of_image.get(&image) {
+        let texture = match self.texture_of_image.get(&(image, kind)) {
             Some(&t) => t,
             None => {
-                let decoded = self.decode_image(image, &format!("{here}.source"), resolve)?;
+                let decoded = self.decode_image(image, kind, &format!("{here}.source"), resolve)?;
                 let t = self.textures.len() as u32;
                 self.textures.push(decoded);
-                self.texture_of_image.insert(image, t);
+                self.texture_of_image.insert((image, kind), t);
                 t
             }
         };
@@ -182,6 +327,7 @@ impl<'a> Materials<'a> {
     fn decode_image(
         &mut self,
         index: usize,
+        kind: TextureKind,
         path: &str,
         resolve: &mut Resolver<'_>,
     ) -> Result<Texture, ImportError> {
@@ -194,11 +340,16 @@ impl<'a> Materials<'a> {
                     // A file beside the asset: more input (a data URI is in the file).
                     self.pixel_bytes.add_input(bytes.len() as u64);
                 }
-                crate::image::decode(&bytes, &here, &mut self.pixel_bytes)
+                // A file's errors name it; a data URI is the file itself.
+                let named = match media_type {
+                    None => format!("{here} (`{uri}`)"),
+                    Some(_) => here,
+                };
+                crate::image::decode(&bytes, kind, &named, &mut self.pixel_bytes)
             }
             (None, Some(view)) => {
                 let bytes = self.view_bytes(view.value(), &format!("{here}.bufferView"))?;
-                crate::image::decode(bytes, &here, &mut self.pixel_bytes)
+                crate::image::decode(bytes, kind, &here, &mut self.pixel_bytes)
             }
             (None, None) => Err(ImportError::invalid(here, "has neither uri nor bufferView")),
         }

@@ -9,6 +9,7 @@ use crate::accessor::{Accessors, Use};
 use crate::error::ImportError;
 use crate::hierarchy::MeshInstance;
 use crate::material::PrimitiveMaterial;
+use crate::tangents::with_tangents;
 use crate::topology::{triangle_list, vertex_normals};
 
 /// A primitive's geometry in prop space.
@@ -16,6 +17,8 @@ pub(crate) struct Geometry {
     pub vertices: Vec<Vertex>,
     pub indices: Vec<u32>,
     pub generated_normals: bool,
+    /// The material has a normal map and the file gave no TANGENT: MikkTSpace made them.
+    pub generated_tangents: bool,
     pub converted_to_list: bool,
 }
 
@@ -77,6 +80,11 @@ pub(crate) fn geometry(
         }))
     };
     let normals = read(Semantic::Normals, Use::Normal)?;
+    let normal_mapped = material.material.normal_texture.is_some();
+    let tangents = match normal_mapped {
+        true => read(Semantic::Tangents, Use::Tangent)?,
+        false => None,
+    };
     let uvs = read(Semantic::TexCoords(material.uv_set), Use::TexCoord)?;
     let colors = read(Semantic::Colors(0), Use::Color)?;
 
@@ -139,10 +147,25 @@ pub(crate) fn geometry(
             .collect(),
         None => vertex_normals(&positions, &indices),
     };
-    let vertices = (0..count)
+    // Tangents are directions: the node's linear part carries them; a mirroring node
+    // flips the bitangent, so `w` flips with it.
+    let linear = Mat3::from_mat4(world);
+    let handedness = world.determinant().signum();
+    let tangent = |i: usize| match &tangents {
+        Some(t) => {
+            let xyz = (linear * Vec3::new(t[4 * i], t[4 * i + 1], t[4 * i + 2]))
+                .try_normalize()
+                .unwrap_or(Vec3::X);
+            let w = if t[4 * i + 3] < 0.0 { -1.0 } else { 1.0 };
+            [xyz.x, xyz.y, xyz.z, w * handedness]
+        }
+        None => [0.0; 4],
+    };
+    let vertices: Vec<Vertex> = (0..count)
         .map(|i| Vertex {
             position: positions[i].to_array(),
             normal: normals[i].to_array(),
+            tangent: tangent(i),
             uv: uvs.as_ref().map_or([0.0; 2], |uv| {
                 material.transform_uv([uv[2 * i], uv[2 * i + 1]])
             }),
@@ -151,10 +174,16 @@ pub(crate) fn geometry(
             }),
         })
         .collect();
+    let generated_tangents = normal_mapped && tangents.is_none();
+    let (vertices, indices) = match generated_tangents {
+        true => with_tangents(&vertices, &indices),
+        false => (vertices, indices),
+    };
     Ok(Ok(Geometry {
         vertices,
         indices,
         generated_normals,
+        generated_tangents,
         converted_to_list: mode != Mode::Triangles,
     }))
 }

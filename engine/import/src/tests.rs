@@ -658,7 +658,194 @@ fn a_webp_base_colour_texture_decodes_and_a_webp_bomb_is_refused_from_its_header
     bomb[21..25].copy_from_slice(&bits.to_le_bytes());
     let err = run(&textured(&bomb)).unwrap_err().to_string();
     assert!(
-        err.starts_with("images[0]: ") && err.contains("decoded image bytes"),
+        err.starts_with("material materials[0], baseColorTexture: images[0]: ")
+            && err.contains("decoded image bytes"),
         "{err}"
+    );
+}
+
+fn png_bytes(width: u32, height: u32, texel: [u8; 4]) -> Vec<u8> {
+    let mut png = Vec::new();
+    image::RgbaImage::from_pixel(width, height, image::Rgba(texel))
+        .write_to(&mut io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    png
+}
+
+/// One textured triangle whose material is `material` over images `colour` (0) and
+/// `data` (1), with `attributes` added to POSITION, NORMAL and TEXCOORD_0.
+fn pbr_triangle(material: Value, attributes: impl FnOnce(&mut Doc) -> Value) -> Vec<u8> {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let normal = doc.floats(&[0.0, 1.0, 0.0].repeat(3), "VEC3", 3);
+    let uv = doc.floats(&[0.0, 0.0, 0.0, 1.0, 1.0, 0.0], "VEC2", 2);
+    let colour = doc.view(&png_bytes(2, 2, [200, 100, 50, 255]));
+    let data = doc.view(&png_bytes(2, 2, [255, 128, 64, 255]));
+    let mut attrs = json!({"POSITION": position, "NORMAL": normal, "TEXCOORD_0": uv});
+    if let (Value::Object(a), Value::Object(more)) = (&mut attrs, attributes(&mut doc)) {
+        a.extend(more);
+    }
+    let extra = json!({
+        "materials": [material],
+        "textures": [{"source": 0}, {"source": 1}],
+        "images": [
+            {"bufferView": colour, "mimeType": "image/png"},
+            {"bufferView": data, "mimeType": "image/png"},
+        ],
+        "extensionsUsed": ["KHR_materials_emissive_strength"],
+    });
+    let meshes = json!([{"primitives": [{"attributes": attrs, "material": 0}]}]);
+    doc.build(meshes, json!([{"mesh": 0}]), extra)
+}
+
+#[test]
+fn every_pbr_channel_is_carried_with_its_factors() {
+    use sylva_mesh::{Channel, TextureKind};
+    let bytes = pbr_triangle(
+        json!({
+            "name": "painted metal",
+            "pbrMetallicRoughness": {
+                "baseColorTexture": {"index": 0},
+                "metallicFactor": 0.75,
+                "roughnessFactor": 0.25,
+                "metallicRoughnessTexture": {"index": 1},
+            },
+            "normalTexture": {"index": 1, "scale": 0.5},
+            "occlusionTexture": {"index": 1, "strength": 0.6},
+            "emissiveTexture": {"index": 0},
+            "emissiveFactor": [1.0, 0.5, 0.0],
+            "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 4.0}},
+        }),
+        |_| json!({}),
+    );
+    let imported = run(&bytes).unwrap();
+    let material = &imported.parts[0].material;
+    assert_eq!(
+        (material.metallic_factor, material.roughness_factor),
+        (0.75, 0.25)
+    );
+    assert_eq!(material.normal_scale, 0.5);
+    assert_eq!(material.occlusion_strength, 0.6);
+    assert_eq!(
+        material.emissive_factor,
+        [4.0, 2.0, 0.0],
+        "strength folded in"
+    );
+    let channels: Vec<Channel> = material.textured_channels().map(|(c, _)| c).collect();
+    assert_eq!(channels, Channel::ALL);
+    // Image 1 serves three channels: as data (metallic-roughness and occlusion share
+    // one decode) and as a normal map; image 0 as colour twice over, decoded once.
+    let kinds: Vec<TextureKind> = imported.textures.iter().map(|t| t.kind).collect();
+    assert_eq!(
+        kinds,
+        [TextureKind::Color, TextureKind::Linear, TextureKind::Normal]
+    );
+    assert_eq!(
+        material.metallic_roughness_texture.unwrap().texture,
+        material.occlusion_texture.unwrap().texture
+    );
+    assert_eq!(
+        material.base_color_texture.unwrap().texture,
+        material.emissive_texture.unwrap().texture
+    );
+    assert_eq!(
+        imported.stats.generated_tangents, 1,
+        "no TANGENT: MikkTSpace"
+    );
+    for v in &imported.parts[0].vertices {
+        // The triangle lies in glTF's XZ plane facing +Y with u along +X; sylva's frame
+        // mirrors X, so the tangent is −X and the frame's handedness flips: w = −1.
+        assert_eq!(v.tangent, [-1.0, 0.0, 0.0, -1.0]);
+    }
+}
+
+#[test]
+fn authored_tangents_follow_the_node_and_each_mirror_flips_their_sign() {
+    let bytes = pbr_triangle(
+        json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}, "normalTexture": {"index": 1}}),
+        |doc| json!({"TANGENT": doc.floats(&[0.0, 0.0, 1.0, 1.0].repeat(3), "VEC4", 4)}),
+    );
+    let mut root: Value = serde_json::from_slice(&bytes).unwrap();
+    root["nodes"][0]["scale"] = json!([-2.0, 1.0, 1.0]);
+    root["nodes"][0]["rotation"] = json!([0.0, 0.7071068, 0.0, 0.7071068]);
+    let imported = run(&serde_json::to_vec(&root).unwrap()).unwrap();
+    assert_eq!(imported.stats.generated_tangents, 0);
+    for v in &imported.parts[0].vertices {
+        // The node's scale (X only, so +Z stays) then its turn about +Y give +X, which
+        // sylva's frame mirrors to −X. Two mirrors (the node's, the frame's) keep `w`.
+        let [x, y, z, w] = v.tangent;
+        assert!(
+            (x + 1.0).abs() < 1e-5 && y.abs() < 1e-5 && z.abs() < 1e-5,
+            "{:?}",
+            v.tangent
+        );
+        assert_eq!(w, 1.0);
+    }
+    let mut unmirrored = root.clone();
+    unmirrored["nodes"][0]["scale"] = json!([2.0, 1.0, 1.0]);
+    let imported = run(&serde_json::to_vec(&unmirrored).unwrap()).unwrap();
+    assert!(
+        imported.parts[0]
+            .vertices
+            .iter()
+            .all(|v| v.tangent[3] == -1.0),
+        "one mirror (the frame's) flips the bitangent"
+    );
+    let plain = pbr_triangle(
+        json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}),
+        |_| json!({}),
+    );
+    let imported = run(&plain).unwrap();
+    assert!(
+        imported.parts[0]
+            .vertices
+            .iter()
+            .all(|v| v.tangent == [0.0; 4]),
+        "no normal map, no tangents"
+    );
+}
+
+#[test]
+fn a_channel_on_another_uv_set_is_left_out_and_reported() {
+    let bytes = pbr_triangle(
+        json!({
+            "pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
+            "normalTexture": {"index": 1, "texCoord": 1},
+        }),
+        |doc| json!({"TEXCOORD_1": doc.floats(&[0.0; 6], "VEC2", 2)}),
+    );
+    let imported = run(&bytes).unwrap();
+    assert!(imported.parts[0].material.normal_texture.is_none());
+    assert!(imported.parts[0].material.base_color_texture.is_some());
+    let dropped = &imported.stats.dropped_textures;
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(dropped[0].path, "materials[0].normalTexture");
+}
+
+#[test]
+fn a_missing_or_corrupt_texture_file_names_the_file_and_the_material() {
+    let mut doc = Doc::default();
+    let position = doc.floats(&TRIANGLE, "VEC3", 3);
+    let extra = json!({
+        "materials": [{"name": "bark", "normalTexture": {"index": 0}}],
+        "textures": [{"source": 0}],
+        "images": [{"uri": "textures/bark_normal.png"}],
+    });
+    let meshes = json!([{"primitives": [{"attributes": {"POSITION": position}, "material": 0}]}]);
+    let bytes = doc.build(meshes, json!([{"mesh": 0}]), extra);
+    let missing = run(&bytes).unwrap_err().to_string();
+    assert!(
+        missing.starts_with("material `bark` (materials[0]), normalTexture: ")
+            && missing.contains("textures/bark_normal.png"),
+        "{missing}"
+    );
+    let mut corrupt = |path: &str| -> io::Result<Vec<u8>> {
+        assert_eq!(path, "textures/bark_normal.png");
+        Ok(b"\x89PNG\r\n\x1a\nnot really".to_vec())
+    };
+    let corrupt = import(&bytes, &mut corrupt).unwrap_err().to_string();
+    assert!(
+        corrupt.starts_with("material `bark` (materials[0]), normalTexture: images[0] (`textures/bark_normal.png`): decoding the image"),
+        "{corrupt}"
     );
 }

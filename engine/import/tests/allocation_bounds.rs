@@ -333,8 +333,15 @@ fn the_refusals_name_what_was_over_the_allowance() {
         &mut no_files,
     )
     .unwrap_err();
+    let ImportError::MaterialTexture {
+        source, channel, ..
+    } = &err
+    else {
+        panic!("a texture's error names its material: {err}");
+    };
+    assert_eq!(*channel, "baseColorTexture");
     assert!(
-        matches!(&err, ImportError::OverBudget { what: "decoded image bytes", needed, .. } if *needed == 8192 * 8192 * 4),
+        matches!(&**source, ImportError::OverBudget { what: "decoded image bytes", needed, .. } if *needed == 8192 * 8192 * 4),
         "{err}"
     );
 }

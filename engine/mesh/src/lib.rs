@@ -1,5 +1,5 @@
 //! The plain data a prop is made of, shared by the importer, the baker, the cache
-//! format and the renderer: the fixed GPU vertex layout, materials, RGBA8 textures and
+//! format and the renderer: the fixed GPU vertex layout, PBR materials, RGBA8 textures and
 //! bounds. No logic beyond conversions; no dependencies.
 
 mod bounds;
@@ -7,5 +7,5 @@ mod material;
 mod vertex;
 
 pub use bounds::{Aabb, Sphere};
-pub use material::{AlphaMode, Material, Texture, TextureBinding, WrapMode};
+pub use material::{AlphaMode, Channel, Material, Texture, TextureBinding, TextureKind, WrapMode};
 pub use vertex::{Vertex, VERTEX_STRIDE};

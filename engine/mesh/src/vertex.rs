@@ -1,15 +1,16 @@
 /// Bytes per vertex in the GPU layout.
-pub const VERTEX_STRIDE: usize = 36;
+pub const VERTEX_STRIDE: usize = 52;
 
 /// One vertex in the fixed GPU layout the renderer binds directly, little-endian and
-/// interleaved, 36 bytes:
+/// interleaved, 52 bytes:
 ///
 /// | offset | attribute | format |
 /// |---|---|---|
 /// | 0 | position | `f32 × 3` |
 /// | 12 | normal | `f32 × 3` |
 /// | 24 | uv | `f32 × 2` |
-/// | 32 | colour | RGBA8 unorm (`u8 × 4`) |
+/// | 32 | tangent | `f32 × 4`: glTF's TANGENT, `w` the bitangent's sign; zero for parts without a normal map |
+/// | 48 | colour | RGBA8 unorm (`u8 × 4`) |
 ///
 /// `repr(C)` with no padding, so its in-memory bytes on a little-endian machine are the
 /// layout itself (meshoptimizer hashes and remaps vertices as raw bytes).
@@ -19,6 +20,7 @@ pub struct Vertex {
     pub position: [f32; 3],
     pub normal: [f32; 3],
     pub uv: [f32; 2],
+    pub tangent: [f32; 4],
     pub color: [u8; 4],
 }
 
@@ -28,11 +30,16 @@ impl Vertex {
     /// The vertex in the GPU layout.
     pub fn to_bytes(&self) -> [u8; VERTEX_STRIDE] {
         let mut out = [0; VERTEX_STRIDE];
-        let floats = self.position.iter().chain(&self.normal).chain(&self.uv);
+        let floats = self
+            .position
+            .iter()
+            .chain(&self.normal)
+            .chain(&self.uv)
+            .chain(&self.tangent);
         for (chunk, value) in out.chunks_exact_mut(4).zip(floats) {
             chunk.copy_from_slice(&value.to_le_bytes());
         }
-        out[32..].copy_from_slice(&self.color);
+        out[48..].copy_from_slice(&self.color);
         out
     }
 
@@ -43,7 +50,8 @@ impl Vertex {
             position: [f(0), f(4), f(8)],
             normal: [f(12), f(16), f(20)],
             uv: [f(24), f(28)],
-            color: [bytes[32], bytes[33], bytes[34], bytes[35]],
+            tangent: [f(32), f(36), f(40), f(44)],
+            color: [bytes[48], bytes[49], bytes[50], bytes[51]],
         }
     }
 }
@@ -58,12 +66,14 @@ mod tests {
             position: [1.0, -2.0, 3.5],
             normal: [0.0, 1.0, 0.0],
             uv: [0.25, 0.75],
+            tangent: [1.0, 0.0, 0.0, -1.0],
             color: [10, 20, 30, 255],
         };
         let bytes = v.to_bytes();
         assert_eq!(&bytes[4..8], &(-2.0f32).to_le_bytes());
         assert_eq!(&bytes[28..32], &0.75f32.to_le_bytes());
-        assert_eq!(&bytes[32..], &[10, 20, 30, 255]);
+        assert_eq!(&bytes[44..48], &(-1.0f32).to_le_bytes());
+        assert_eq!(&bytes[48..], &[10, 20, 30, 255]);
         assert_eq!(Vertex::from_bytes(&bytes), v);
     }
 }

@@ -4,9 +4,9 @@
 
 use sylva_buckets::PropShape;
 use sylva_cache::{Entry, IndexFormat, PropView};
-use sylva_mesh::AlphaMode as BakedAlpha;
+use sylva_mesh::{AlphaMode as BakedAlpha, Channel, Material};
 use sylva_render::props::{
-    AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureRgba8,
+    AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureLevels,
 };
 
 /// Cutoff for glTF `BLEND` materials, drawn alpha-tested (order-independent).
@@ -48,30 +48,45 @@ pub fn geometry_of<'a>(prop: &'a PropView<'_>) -> Vec<PartGeometry<'a>> {
                         },
                     })
                     .collect(),
-                material: PartMaterial {
-                    base_color: material.base_color_factor,
-                    texture: material
-                        .base_color_texture
-                        .and_then(|binding| {
-                            let index = binding.texture as usize;
-                            Some((prop.entry.textures.get(index)?, prop.textures.get(index)?))
-                        })
-                        .map(|(id, t)| TextureRgba8 {
-                            key: id.0,
-                            width: t.width,
-                            height: t.height,
-                            levels: &t.levels,
-                        }),
-                    alpha: match material.alpha_mode {
-                        BakedAlpha::Opaque => AlphaMode::Opaque,
-                        BakedAlpha::Mask { cutoff } => AlphaMode::Mask { cutoff },
-                        BakedAlpha::Blend => AlphaMode::Mask {
-                            cutoff: BLEND_AS_MASK_CUTOFF,
-                        },
-                    },
-                    double_sided: material.double_sided,
-                },
+                material: part_material(prop, material),
             }
         })
         .collect()
+}
+
+/// A part's baked material as the props renderer draws it, its textures borrowed from
+/// the blobs (a binding the entry cannot resolve draws untextured).
+fn part_material<'a>(prop: &'a PropView<'_>, material: &Material) -> PartMaterial<'a> {
+    let texture = |channel: Channel| {
+        let index = material.texture(channel)?.texture as usize;
+        let (id, t) = (prop.entry.textures.get(index)?, prop.textures.get(index)?);
+        Some(TextureLevels {
+            key: id.0,
+            width: t.width,
+            height: t.height,
+            format: t.format,
+            levels: &t.levels,
+        })
+    };
+    PartMaterial {
+        base_color: material.base_color_factor,
+        base_color_texture: texture(Channel::BaseColor),
+        metallic: material.metallic_factor,
+        roughness: material.roughness_factor,
+        metallic_roughness_texture: texture(Channel::MetallicRoughness),
+        normal_texture: texture(Channel::Normal),
+        normal_scale: material.normal_scale,
+        occlusion_texture: texture(Channel::Occlusion),
+        occlusion_strength: material.occlusion_strength,
+        emissive: material.emissive_factor,
+        emissive_texture: texture(Channel::Emissive),
+        alpha: match material.alpha_mode {
+            BakedAlpha::Opaque => AlphaMode::Opaque,
+            BakedAlpha::Mask { cutoff } => AlphaMode::Mask { cutoff },
+            BakedAlpha::Blend => AlphaMode::Mask {
+                cutoff: BLEND_AS_MASK_CUTOFF,
+            },
+        },
+        double_sided: material.double_sided,
+    }
 }

@@ -119,16 +119,52 @@ fn print_asset(asset: &AssetOutcome) {
         if let Some(stats) = stages.get(i) {
             print_stages(stats);
         }
+        let material = &part.material;
+        let channels: Vec<&str> = material.textures.iter().map(|t| t.channel).collect();
+        println!(
+            "             material {:?}: {}, metallic {:.2}, roughness {:.2}{}, textures: {}",
+            material.name,
+            material.alpha,
+            material.metallic,
+            material.roughness,
+            if material.emissive.iter().any(|&c| c > 0.0) {
+                ", emissive"
+            } else {
+                ""
+            },
+            if channels.is_empty() {
+                "none".to_owned()
+            } else {
+                channels.join(", ")
+            }
+        );
     }
     for texture in &summary.textures {
         println!(
-            "           texture {}×{}, {} levels, {} bytes: {}",
-            texture.width, texture.height, texture.levels, texture.bytes, texture.file
+            "           texture {}×{} {}, {} levels, {} bytes: {}",
+            texture.width,
+            texture.height,
+            texture.format,
+            texture.levels,
+            texture.bytes,
+            texture.file
         );
     }
     if let Status::Baked { report, .. } = &asset.status {
         for skipped in &report.import.skipped {
             println!("           skipped {}: {}", skipped.path, skipped.reason);
+        }
+        for dropped in &report.import.dropped_textures {
+            println!(
+                "           warning: {} left out: {}",
+                dropped.path, dropped.reason
+            );
+        }
+        if report.import.generated_tangents > 0 {
+            println!(
+                "           tangents generated (MikkTSpace) for {} normal-mapped parts",
+                report.import.generated_tangents
+            );
         }
         for ignored in &report.import.ignored_extensions {
             println!(
@@ -207,7 +243,11 @@ fn to_json(report: &FolderReport) -> Value {
                         "primitives": report.import.primitives,
                         "converted_to_lists": report.import.converted_to_lists,
                         "generated_normals": report.import.generated_normals,
+                        "generated_tangents": report.import.generated_tangents,
                         "skipped": report.import.skipped.iter()
+                            .map(|s| json!({"path": s.path, "reason": s.reason}))
+                            .collect::<Vec<_>>(),
+                        "dropped_textures": report.import.dropped_textures.iter()
                             .map(|s| json!({"path": s.path, "reason": s.reason}))
                             .collect::<Vec<_>>(),
                         "ignored_extensions": report.import.ignored_extensions.iter()

@@ -14,7 +14,7 @@ use rend3::InstanceAdapterDevice;
 use rend3_egui::EguiRenderRoutine;
 use sylva_buckets::{BucketChanges, PlacementRegistry, PropKey, PropShape};
 use sylva_render::props::{
-    AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, PropsRenderer,
+    IndexWidth, LodIndices, PartGeometry, PartMaterial, PropsRenderer, VERTEX_STRIDE,
 };
 use sylva_render::{CameraView, OutputFrame, Overlays, RenderContext, RgbaImage};
 use sylva_runtime::{FrameStats, Runtime};
@@ -307,11 +307,9 @@ impl CursorLayer {
                     width: IndexWidth::U16,
                 }],
                 material: PartMaterial {
-                    base_color: tint.color(),
-                    texture: None,
-                    alpha: AlphaMode::Opaque,
                     // Drawn from both sides, so its winding never matters.
                     double_sided: true,
+                    ..PartMaterial::plain(tint.color())
                 },
             };
             renderer
@@ -362,10 +360,11 @@ fn marker_mesh() -> (Vec<u8>, Vec<u8>) {
         [0.0, 0.5, 0.5],
         [0.0, 0.5, -0.5],
     ];
-    let mut vertices = Vec::with_capacity(6 * 36);
+    let mut vertices = Vec::with_capacity(6 * VERTEX_STRIDE);
     for p in points {
         let normal = glam::Vec3::new(p[0], p[1] - 0.5, p[2]).normalize();
-        for v in p.into_iter().chain(normal.to_array()).chain([0.0, 0.0]) {
+        // Position, normal, uv and a tangent nothing reads (no normal map).
+        for v in p.into_iter().chain(normal.to_array()).chain([0.0; 6]) {
             vertices.extend_from_slice(&v.to_le_bytes());
         }
         vertices.extend_from_slice(&[255; 4]);

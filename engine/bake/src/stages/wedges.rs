@@ -81,6 +81,7 @@ mod tests {
             position: [x, 0.0, 0.0],
             normal: [nx, 1.0, 0.0],
             uv: [u, 0.0],
+            tangent: [0.0; 4],
             color: [255; 4],
         };
         let vertices = [v(0.0, 0.0, 0.0), v(0.0, 1.0, 0.0), v(0.0, 0.0, 0.5)];

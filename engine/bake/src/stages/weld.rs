@@ -7,7 +7,7 @@ pub struct WeldStats {
     pub vertices_out: usize,
 }
 
-/// Merges vertices whose 36 bytes are identical (position, normal, UV and colour, bit
+/// Merges vertices whose 52 bytes are identical (position, normal, UV, tangent and colour, bit
 /// for bit) and drops vertices no triangle uses. Vertices that differ in any attribute
 /// stay apart; meshoptimizer finds attribute seams by position itself.
 pub fn weld(vertices: &[Vertex], indices: &[u32]) -> (Vec<Vertex>, Vec<u32>, WeldStats) {

@@ -1,5 +1,5 @@
 use sylva_mesh::{
-    Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
+    Aabb, AlphaMode, Channel, Material, Sphere, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
 };
 
 use super::{
@@ -28,7 +28,7 @@ pub struct PartView<'a> {
     pub sphere: Sphere,
     pub vertex_count: u32,
     pub index_format: IndexFormat,
-    /// `vertex_count × 36` bytes in the GPU layout of [`Vertex`]; upload as is.
+    /// `vertex_count × VERTEX_STRIDE` bytes in the GPU layout of [`Vertex`]; upload as is.
     pub vertex_bytes: &'a [u8],
     pub levels: Vec<LevelView<'a>>,
 }
@@ -310,23 +310,38 @@ impl<'a> Reader<'a> {
     fn material(&mut self, texture_count: u32) -> Result<Material, FormatError> {
         let name = self.str("material name")?.to_owned();
         let base_color_factor = self.f32s("base colour")?;
-        let texture = self.u32("texture index")?;
-        let wrap_u = wrap(self.u8("wrap mode")?)?;
-        let wrap_v = wrap(self.u8("wrap mode")?)?;
-        let base_color_texture = match texture {
-            u32::MAX => None,
-            t if t < texture_count => Some(TextureBinding {
-                texture: t,
-                wrap_u,
-                wrap_v,
-            }),
-            t => {
-                return Err(malformed(
-                    "material",
-                    format!("texture {t} of {texture_count}"),
-                ))
-            }
+        let [metallic_factor, roughness_factor, normal_scale, occlusion_strength] =
+            self.f32s("material factors")?;
+        let emissive_factor = self.f32s("emissive factor")?;
+        let mut material = Material {
+            name,
+            base_color_factor,
+            metallic_factor,
+            roughness_factor,
+            normal_scale,
+            occlusion_strength,
+            emissive_factor,
+            ..Material::default()
         };
+        for channel in Channel::ALL {
+            let texture = self.u32("texture index")?;
+            let wrap_u = wrap(self.u8("wrap mode")?)?;
+            let wrap_v = wrap(self.u8("wrap mode")?)?;
+            *material.texture_mut(channel) = match texture {
+                u32::MAX => None,
+                t if t < texture_count => Some(TextureBinding {
+                    texture: t,
+                    wrap_u,
+                    wrap_v,
+                }),
+                t => {
+                    return Err(malformed(
+                        "material",
+                        format!("{} {t} of {texture_count}", channel.gltf_name()),
+                    ))
+                }
+            };
+        }
         let mode = self.u8("alpha mode")?;
         let cutoff = self.f32("alpha cutoff")?;
         let alpha_mode = match mode {
@@ -340,13 +355,9 @@ impl<'a> Reader<'a> {
             1 => true,
             d => return Err(malformed("double sided", format!("code {d}"))),
         };
-        Ok(Material {
-            name,
-            base_color_factor,
-            base_color_texture,
-            alpha_mode,
-            double_sided,
-        })
+        material.alpha_mode = alpha_mode;
+        material.double_sided = double_sided;
+        Ok(material)
     }
 }
 

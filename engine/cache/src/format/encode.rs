@@ -1,4 +1,4 @@
-use sylva_mesh::{AlphaMode, Material, WrapMode};
+use sylva_mesh::{AlphaMode, Channel, Material, WrapMode};
 
 use super::{header, FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC};
 use crate::model::BakedAsset;
@@ -99,12 +99,21 @@ fn align(n: usize) -> usize {
 fn material(meta: &mut Writer, m: &Material) -> Result<(), FormatError> {
     meta.str(&m.name)?;
     meta.floats(&m.base_color_factor);
-    let (texture, wrap_u, wrap_v) = match m.base_color_texture {
-        Some(b) => (b.texture, wrap_code(b.wrap_u), wrap_code(b.wrap_v)),
-        None => (u32::MAX, 0, 0),
-    };
-    meta.u32(texture);
-    meta.bytes.extend_from_slice(&[wrap_u, wrap_v]);
+    meta.floats(&[
+        m.metallic_factor,
+        m.roughness_factor,
+        m.normal_scale,
+        m.occlusion_strength,
+    ]);
+    meta.floats(&m.emissive_factor);
+    for channel in Channel::ALL {
+        let (texture, wrap_u, wrap_v) = match m.texture(channel) {
+            Some(b) => (b.texture, wrap_code(b.wrap_u), wrap_code(b.wrap_v)),
+            None => (u32::MAX, 0, 0),
+        };
+        meta.u32(texture);
+        meta.bytes.extend_from_slice(&[wrap_u, wrap_v]);
+    }
     let (mode, cutoff) = match m.alpha_mode {
         AlphaMode::Opaque => (0, 0.0),
         AlphaMode::Mask { cutoff } => (1, cutoff),

@@ -1,4 +1,4 @@
-//! The entry file format, version 3. Little-endian throughout.
+//! The entry file format, version 4. Little-endian throughout.
 //!
 //! ```text
 //! header (64 bytes, see `header.rs`), magic b"SYLVABAK", version FORMAT_VERSION
@@ -6,8 +6,10 @@
 //!   prop id, source path (strings: u32 length + UTF-8), bounds (6 × f32)
 //!   u32 texture count, then per texture the 32-byte [`TextureId`] of its blob file
 //!   u32 part count, then per part:
-//!     name, material (name, base colour 4 × f32, texture u32 or u32::MAX,
-//!       wrap u u8, wrap v u8, alpha mode u8, cutoff f32, double-sided u8),
+//!     name, material (name, base colour 4 × f32, metallic, roughness, normal scale,
+//!       occlusion strength f32, emissive 3 × f32, then per channel — base colour,
+//!       metallic-roughness, normal, occlusion, emissive — texture u32 or u32::MAX,
+//!       wrap u u8, wrap v u8; alpha mode u8, cutoff f32, double-sided u8),
 //!     bounds (6 × f32), sphere (4 × f32), vertex count u32, index size u8 (2 or 4),
 //!     vertex blob, u32 level count, then per level:
 //!       index count u32, target ratio f32, achieved ratio f32, error f32, index blob
@@ -16,7 +18,7 @@
 //!   starts 16-byte aligned and is zero-padded to a multiple of 16.
 //! ```
 //!
-//! Vertex blobs are the 36-byte GPU layout of [`sylva_mesh::Vertex`]; index blobs are
+//! Vertex blobs are the 52-byte GPU layout of [`sylva_mesh::Vertex`]; index blobs are
 //! u16 when the part has at most 65,535 vertices, else u32. Textures live in their own
 //! content-addressed blob files ([`texture`](mod@texture)), which entries name.
 
@@ -28,14 +30,15 @@ pub mod texture;
 pub use decode::{Entry, LevelView, PartView};
 pub use encode::encode;
 pub use texture::{
-    encode_texture, BakedTexture, TextureFile, TextureId, TextureView, TEXTURE_FORMAT_VERSION,
+    encode_texture, BakedTexture, PixelFormat, TextureFile, TextureId, TextureView,
+    TEXTURE_FORMAT_VERSION,
 };
 
 use thiserror::Error;
 
 pub const MAGIC: &[u8; 8] = b"SYLVABAK";
 /// Bumped on any change to the bytes an entry holds.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 pub const HEADER_SIZE: usize = 64;
 /// Where the checksum sits in the header (4 bytes); it covers `HEADER_SIZE..`.
 pub const CHECKSUM_OFFSET: usize = 24;

@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use sylva_mesh::{Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, WrapMode};
+use sylva_mesh::{
+    Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
+};
 
 use super::*;
 use crate::model::{BakedAsset, BakedLevel, BakedPart};
@@ -15,11 +17,13 @@ fn vertex(i: u32) -> Vertex {
         position: [f, f * 0.5, -f],
         normal: [0.0, 1.0, 0.0],
         uv: [f * 0.25, 1.0 - f * 0.25],
+        tangent: [1.0, 0.0, 0.0, if i % 2 == 0 { 1.0 } else { -1.0 }],
         color: [i as u8, 255 - i as u8, 7, 255],
     }
 }
 
-/// A small asset: a textured alpha-masked card with two levels and a plain part.
+/// A small asset: an alpha-masked card with two levels, a base colour and
+/// metallic-roughness texture and a normal map, and a plain part.
 pub(crate) fn sample() -> BakedAsset {
     let card = BakedPart {
         name: "leaf".into(),
@@ -31,8 +35,24 @@ pub(crate) fn sample() -> BakedAsset {
                 wrap_u: WrapMode::ClampToEdge,
                 wrap_v: WrapMode::MirroredRepeat,
             }),
+            metallic_factor: 0.25,
+            roughness_factor: 0.75,
+            metallic_roughness_texture: Some(TextureBinding {
+                texture: 1,
+                wrap_u: WrapMode::Repeat,
+                wrap_v: WrapMode::Repeat,
+            }),
+            normal_texture: Some(TextureBinding {
+                texture: 2,
+                wrap_u: WrapMode::Repeat,
+                wrap_v: WrapMode::ClampToEdge,
+            }),
+            normal_scale: 0.5,
+            occlusion_strength: 0.8,
+            emissive_factor: [0.0, 2.0, 0.5],
             alpha_mode: AlphaMode::Mask { cutoff: 0.4 },
             double_sided: true,
+            ..Material::default()
         },
         bounds: Aabb {
             min: [0.0, 0.0, -3.0],
@@ -82,12 +102,16 @@ pub(crate) fn sample() -> BakedAsset {
         source_path: "broadleaf/oak.glb".into(),
         bounds: card.bounds.union(trunk.bounds),
         parts: vec![card, trunk],
-        textures: vec![TextureId(*b"0123456789abcdef0123456789ABCDEF")],
+        textures: vec![
+            TextureId(*b"0123456789abcdef0123456789ABCDEF"),
+            TextureId(*b"metallic-roughness-occlusion-map"),
+            TextureId(*b"a tangent-space normal map, BC5."),
+        ],
     }
 }
 
 fn golden_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v3.sylva")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v4.sylva")
 }
 
 /// After a deliberate format change (with a new `FORMAT_VERSION`), write the new golden
@@ -98,7 +122,7 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
         std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
     }
     let golden = std::fs::read(golden_path()).expect(
-        "tests/data/golden-v3.sylva is committed; a deliberate format change writes a new golden file",
+        "tests/data/golden-v4.sylva is committed; a deliberate format change writes a new golden file",
     );
     let entry = Entry::parse(&golden).unwrap();
     assert_eq!(entry.to_baked(), sample());
@@ -126,7 +150,7 @@ fn views_borrow_aligned_blobs_of_the_file() {
             0
         );
     }
-    assert_eq!(leaf.vertex_bytes.len(), 4 * 36);
+    assert_eq!(leaf.vertex_bytes.len(), 4 * VERTEX_STRIDE);
     assert_eq!(leaf.index_format, IndexFormat::U16);
     assert_eq!(leaf.levels[1].index_bytes.len(), 6);
     assert_eq!(leaf.levels[1].index_bytes_padded.len(), 8);

@@ -1,34 +1,146 @@
-//! Texture blob files, version 1: one baked texture each, named after the BLAKE3 hash
+//! Texture blob files, version 2: one baked texture each, named after the BLAKE3 hash
 //! of their bytes ([`TextureId`]), so props that use the same texture share one file.
 //! Little-endian throughout.
 //!
 //! ```text
 //! header (64 bytes, see `header.rs`), magic b"SYLVATEX", version TEXTURE_FORMAT_VERSION
 //! 64 width u32, height u32 (1 ..= MAX_TEXTURE_SIZE)
-//! 72 pixel format u8 (0: RGBA8, sRGB-encoded colour, rows top to bottom), 3 zero bytes
+//! 72 pixel format u8 (PixelFormat's code), 3 zero bytes
 //! 76 level count u32 (1 ..= the full mip chain's length)
 //! 80 levels, largest first: level l is max(1, width >> l) × max(1, height >> l)
-//!    texels; each starts 16-byte aligned and is zero-padded to a multiple of 16.
+//!    texels, as the pixel format stores them (rows top to bottom; block formats in
+//!    rows of 4×4 blocks, partial blocks padded); each level starts 16-byte aligned
+//!    and is zero-padded to a multiple of 16.
 //! ```
 
 use super::{header, malformed, FormatError, BLOB_ALIGN, HEADER_SIZE};
 
 pub const TEXTURE_MAGIC: &[u8; 8] = b"SYLVATEX";
 /// Bumped on any change to the bytes a texture blob holds.
-pub const TEXTURE_FORMAT_VERSION: u32 = 1;
+pub const TEXTURE_FORMAT_VERSION: u32 = 2;
 /// Largest width or height a blob holds (the importer refuses larger images).
 pub const MAX_TEXTURE_SIZE: u32 = 16_384;
 /// Where the first level starts.
 const LEVELS_OFFSET: usize = HEADER_SIZE + 16;
-/// The only pixel format so far.
-const RGBA8_SRGB: u8 = 0;
 
-/// A baked texture: RGBA8 levels (sRGB colour), largest first.
+/// How a blob's texels are stored. The block formats are the BC (S3TC / RGTC) formats
+/// every desktop GPU samples directly; [`TextureView::decode_level`] turns any of them
+/// into RGBA8 for adapters without them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PixelFormat {
+    /// 4 bytes a texel, sRGB-encoded colour and linear alpha.
+    Rgba8Srgb,
+    /// 4 bytes a texel, linear.
+    Rgba8Linear,
+    /// BC1: 8 bytes a 4×4 block, sRGB colour (opaque textures).
+    Bc1Srgb,
+    /// BC1 of linear data (occlusion, roughness, metallic).
+    Bc1Linear,
+    /// BC3: 16 bytes a block, sRGB colour with interpolated alpha (alpha-tested cards).
+    Bc3Srgb,
+    /// BC5: 16 bytes a block, two linear channels (a normal map's X and Y).
+    Bc5,
+}
+
+impl PixelFormat {
+    const ALL: [PixelFormat; 6] = [
+        PixelFormat::Rgba8Srgb,
+        PixelFormat::Rgba8Linear,
+        PixelFormat::Bc1Srgb,
+        PixelFormat::Bc1Linear,
+        PixelFormat::Bc3Srgb,
+        PixelFormat::Bc5,
+    ];
+
+    /// The byte the file stores.
+    pub fn code(self) -> u8 {
+        Self::ALL.iter().position(|&f| f == self).unwrap() as u8
+    }
+
+    pub fn from_code(code: u8) -> Option<Self> {
+        Self::ALL.get(code as usize).copied()
+    }
+
+    /// Bytes of a 4×4 block, `None` for the per-texel formats.
+    pub fn block_bytes(self) -> Option<usize> {
+        match self {
+            PixelFormat::Rgba8Srgb | PixelFormat::Rgba8Linear => None,
+            PixelFormat::Bc1Srgb | PixelFormat::Bc1Linear => Some(8),
+            PixelFormat::Bc3Srgb | PixelFormat::Bc5 => Some(16),
+        }
+    }
+
+    /// Colour channels are sRGB-encoded (the GPU decodes them when sampling).
+    pub fn is_srgb(self) -> bool {
+        matches!(
+            self,
+            PixelFormat::Rgba8Srgb | PixelFormat::Bc1Srgb | PixelFormat::Bc3Srgb
+        )
+    }
+
+    /// Bytes of a `width × height` image.
+    pub fn image_bytes(self, width: u32, height: u32) -> u64 {
+        let (w, h) = (u64::from(width), u64::from(height));
+        match self.block_bytes() {
+            None => w * h * 4,
+            Some(block) => w.div_ceil(4) * h.div_ceil(4) * block as u64,
+        }
+    }
+
+    /// The codec of a block format.
+    fn codec(self) -> Option<texpresso::Format> {
+        match self {
+            PixelFormat::Rgba8Srgb | PixelFormat::Rgba8Linear => None,
+            PixelFormat::Bc1Srgb | PixelFormat::Bc1Linear => Some(texpresso::Format::Bc1),
+            PixelFormat::Bc3Srgb => Some(texpresso::Format::Bc3),
+            PixelFormat::Bc5 => Some(texpresso::Format::Bc5),
+        }
+    }
+
+    /// `rgba` (`width × height` RGBA8 texels) stored in this format: block formats are
+    /// encoded with texpresso's cluster fit (BC5 takes R and G). Deterministic: the
+    /// encoder's arithmetic is IEEE `f32` and libm, in a fixed order.
+    pub fn encode(self, rgba: &[u8], width: u32, height: u32) -> Vec<u8> {
+        match self.codec() {
+            None => rgba.to_vec(),
+            Some(codec) => {
+                let (w, h) = (width as usize, height as usize);
+                let mut out = vec![0; codec.compressed_size(w, h)];
+                // Colour fitted weighted by alpha: the (often black) colour of
+                // transparent texels would otherwise pull a card's edge blocks dark.
+                let params = texpresso::Params {
+                    weigh_colour_by_alpha: self == PixelFormat::Bc3Srgb,
+                    ..texpresso::Params::default()
+                };
+                codec.compress(rgba, w, h, params, &mut out);
+                out
+            }
+        }
+    }
+
+    /// `stored` (one `width × height` image in this format) as RGBA8 texels; BC5's
+    /// two channels land in R and G, with B 0 and A 255.
+    pub fn decode(self, stored: &[u8], width: u32, height: u32) -> Vec<u8> {
+        match self.codec() {
+            None => stored.to_vec(),
+            Some(codec) => {
+                let (w, h) = (width as usize, height as usize);
+                let mut out = vec![0; w * h * 4];
+                codec.decompress(stored, w, h, &mut out);
+                out
+            }
+        }
+    }
+}
+
+/// A baked texture: its levels in `format`, largest first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BakedTexture {
     pub width: u32,
     pub height: u32,
-    /// Level `l` holds `level_size(width, l) × level_size(height, l) × 4` bytes.
+    pub format: PixelFormat,
+    /// Level `l` holds `format.image_bytes(level_size(width, l), level_size(height, l))`
+    /// bytes.
     pub levels: Vec<Vec<u8>>,
 }
 
@@ -73,12 +185,13 @@ pub struct TextureFile {
 pub struct TextureView<'a> {
     pub width: u32,
     pub height: u32,
-    /// RGBA8 levels, largest first, each exactly its texels' bytes (upload as is).
+    pub format: PixelFormat,
+    /// Levels, largest first, each exactly its stored bytes (upload as is).
     pub levels: Vec<&'a [u8]>,
 }
 
-fn level_bytes(width: u32, height: u32, level: usize) -> u64 {
-    u64::from(level_size(width, level)) * u64::from(level_size(height, level)) * 4
+fn level_bytes(format: PixelFormat, width: u32, height: u32, level: usize) -> u64 {
+    format.image_bytes(level_size(width, level), level_size(height, level))
 }
 
 fn align(n: usize) -> usize {
@@ -101,18 +214,21 @@ fn check_size(width: u32, height: u32, levels: usize) -> Result<(), FormatError>
 /// Writes `texture` as a blob file. Deterministic: the same texture gives the same bytes
 /// (and so the same id).
 pub fn encode_texture(texture: &BakedTexture) -> Result<TextureFile, FormatError> {
-    let (width, height) = (texture.width, texture.height);
+    let (width, height, format) = (texture.width, texture.height, texture.format);
     check_size(width, height, texture.levels.len())?;
     let mut out = header::start(TEXTURE_MAGIC, TEXTURE_FORMAT_VERSION);
     out.extend_from_slice(&width.to_le_bytes());
     out.extend_from_slice(&height.to_le_bytes());
-    out.extend_from_slice(&[RGBA8_SRGB, 0, 0, 0]);
+    out.extend_from_slice(&[format.code(), 0, 0, 0]);
     out.extend_from_slice(&(texture.levels.len() as u32).to_le_bytes());
     for (l, level) in texture.levels.iter().enumerate() {
-        if level.len() as u64 != level_bytes(width, height, l) {
+        if level.len() as u64 != level_bytes(format, width, height, l) {
             return Err(malformed(
                 "texture level",
-                format!("level {l} of {width}×{height} has {} bytes", level.len()),
+                format!(
+                    "level {l} of {width}×{height} {format:?} has {} bytes",
+                    level.len()
+                ),
             ));
         }
         out.extend_from_slice(level);
@@ -126,9 +242,9 @@ pub fn encode_texture(texture: &BakedTexture) -> Result<TextureFile, FormatError
 }
 
 impl<'a> TextureView<'a> {
-    /// Checks header, checksum, size, level count, zero padding and that the file ends
-    /// where its last level does (so a blob that parses is its own encoding), then
-    /// returns views into `bytes`.
+    /// Checks header, checksum, size, pixel format, level count, zero padding and that
+    /// the file ends where its last level does (so a blob that parses is its own
+    /// encoding), then returns views into `bytes`.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
         header::check(bytes, TEXTURE_MAGIC, TEXTURE_FORMAT_VERSION)?;
         let body = bytes
@@ -140,17 +256,20 @@ impl<'a> TextureView<'a> {
             })?;
         let word = |at: usize| u32::from_le_bytes(body[at..at + 4].try_into().unwrap());
         let (width, height, count) = (word(0), word(4), word(12) as usize);
-        if body[8..12] != [RGBA8_SRGB, 0, 0, 0] {
-            return Err(malformed(
-                "texture",
-                format!("pixel format {:?}", &body[8..12]),
-            ));
-        }
+        let format = match (PixelFormat::from_code(body[8]), &body[9..12]) {
+            (Some(format), [0, 0, 0]) => format,
+            _ => {
+                return Err(malformed(
+                    "texture",
+                    format!("pixel format {:?}", &body[8..12]),
+                ))
+            }
+        };
         check_size(width, height, count)?;
         let mut levels = Vec::with_capacity(count);
         let mut at = LEVELS_OFFSET;
         for l in 0..count {
-            let len = level_bytes(width, height, l) as usize;
+            let len = level_bytes(format, width, height, l) as usize;
             let end = at + len;
             if end > bytes.len() {
                 return Err(FormatError::Truncated {
@@ -180,6 +299,7 @@ impl<'a> TextureView<'a> {
         Ok(TextureView {
             width,
             height,
+            format,
             levels,
         })
     }
@@ -197,11 +317,26 @@ impl<'a> TextureView<'a> {
         Self::parse(bytes)
     }
 
+    /// The size of level `level`.
+    pub fn level_size(&self, level: usize) -> (u32, u32) {
+        (
+            level_size(self.width, level),
+            level_size(self.height, level),
+        )
+    }
+
+    /// Level `level` as RGBA8 texels, whatever the format stores.
+    pub fn decode_level(&self, level: usize) -> Vec<u8> {
+        let (w, h) = self.level_size(level);
+        self.format.decode(self.levels[level], w, h)
+    }
+
     /// An owned copy, e.g. to re-encode it.
     pub fn to_baked(&self) -> BakedTexture {
         BakedTexture {
             width: self.width,
             height: self.height,
+            format: self.format,
             levels: self.levels.iter().map(|l| l.to_vec()).collect(),
         }
     }
@@ -217,17 +352,29 @@ mod tests {
 
     use super::*;
 
-    /// A 3×2 texture with its full chain (3×2, 1×1).
+    /// An 8×4 BC3 texture with its full chain (8×4, 4×2, 2×1, 1×1: two blocks, then one
+    /// partial block a level).
     fn sample() -> BakedTexture {
+        let format = PixelFormat::Bc3Srgb;
+        let levels = (0..4)
+            .map(|l| {
+                let (w, h) = (level_size(8, l), level_size(4, l));
+                let rgba: Vec<u8> = (0..w * h * 4)
+                    .map(|i| (i * 37 + l as u32 * 11) as u8)
+                    .collect();
+                format.encode(&rgba, w, h)
+            })
+            .collect();
         BakedTexture {
-            width: 3,
-            height: 2,
-            levels: vec![(0..24).map(|i| i * 10).collect(), vec![1, 2, 3, 4]],
+            width: 8,
+            height: 4,
+            format,
+            levels,
         }
     }
 
     fn golden_path() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-texture-v1.sylvatex")
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-texture-v2.sylvatex")
     }
 
     /// After a deliberate format change (with a new `TEXTURE_FORMAT_VERSION`), write the
@@ -238,7 +385,7 @@ mod tests {
             std::fs::write(golden_path(), encode_texture(&sample()).unwrap().bytes).unwrap();
         }
         let golden = std::fs::read(golden_path()).expect(
-            "tests/data/golden-texture-v1.sylvatex is committed; a deliberate format change writes a new golden file",
+            "tests/data/golden-texture-v2.sylvatex is committed; a deliberate format change writes a new golden file",
         );
         let view = TextureView::parse(&golden).unwrap();
         assert_eq!(view.to_baked(), sample());
@@ -287,11 +434,11 @@ mod tests {
     #[test]
     fn other_versions_magics_and_entries_are_refused() {
         let mut bytes = encode_texture(&sample()).unwrap().bytes;
-        bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
         assert_eq!(
             TextureView::parse(&bytes).unwrap_err(),
             FormatError::UnsupportedVersion {
-                found: 2,
+                found: 1,
                 supported: TEXTURE_FORMAT_VERSION
             }
         );
@@ -307,7 +454,7 @@ mod tests {
         let mut short = sample();
         short.levels[1].pop();
         let mut long = sample();
-        long.levels.push(vec![0; 4]);
+        long.levels.push(vec![0; 16]);
         let mut empty = sample();
         empty.levels.clear();
         for texture in [short, long, empty] {
@@ -316,6 +463,63 @@ mod tests {
                 Err(FormatError::Malformed { .. })
             ));
         }
+    }
+
+    #[test]
+    fn block_formats_round_trip_within_their_precision() {
+        // A smooth gradient: BC keeps it within a few steps per channel (BC1 gets it
+        // opaque: it has only 1-bit alpha).
+        let (w, h) = (8u32, 8u32);
+        for format in [PixelFormat::Bc1Srgb, PixelFormat::Bc3Srgb, PixelFormat::Bc5] {
+            let rgba: Vec<u8> = (0..w * h)
+                .flat_map(|i| {
+                    let (x, y) = (i % w, i / w);
+                    let alpha = match (format, x < 4) {
+                        (PixelFormat::Bc1Srgb, _) | (_, true) => 255,
+                        _ => 0,
+                    };
+                    [
+                        (x * 8 + y) as u8,
+                        (x * 4 + 40) as u8,
+                        (200 - y * 8) as u8,
+                        alpha,
+                    ]
+                })
+                .collect();
+            let stored = format.encode(&rgba, w, h);
+            assert_eq!(stored.len() as u64, format.image_bytes(w, h));
+            let decoded = format.decode(&stored, w, h);
+            let channels = if format == PixelFormat::Bc5 { 2 } else { 3 };
+            for (a, b) in rgba.chunks(4).zip(decoded.chunks(4)) {
+                for c in 0..channels {
+                    assert!(a[c].abs_diff(b[c]) <= 20, "{format:?}: {a:?} became {b:?}");
+                }
+            }
+            if format == PixelFormat::Bc3Srgb {
+                assert!(rgba
+                    .chunks(4)
+                    .zip(decoded.chunks(4))
+                    .all(|(a, b)| a[3] == b[3]));
+            }
+        }
+        for code in 0..=255u8 {
+            if let Some(format) = PixelFormat::from_code(code) {
+                assert_eq!(format.code(), code);
+            }
+        }
+        assert_eq!(PixelFormat::Bc1Srgb.image_bytes(1, 1), 8);
+        assert_eq!(PixelFormat::Bc5.image_bytes(5, 4), 32);
+    }
+
+    #[test]
+    fn an_unknown_pixel_format_is_refused() {
+        let mut bytes = encode_texture(&sample()).unwrap().bytes;
+        bytes[72] = 200;
+        super::header::seal(&mut bytes);
+        assert!(matches!(
+            TextureView::parse(&bytes),
+            Err(FormatError::Malformed { .. })
+        ));
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! every LOD, one index buffer per LOD, and a material. Borrowed, so a baked cache
 //! entry uploads straight from its file bytes.
 
+pub use sylva_cache::PixelFormat;
 use thiserror::Error;
 
-/// Bytes per vertex: position f32×3, normal f32×3, uv f32×2, colour RGBA8 unorm.
-pub const VERTEX_STRIDE: usize = 36;
+/// Bytes per vertex: position f32×3, normal f32×3, uv f32×2, tangent f32×4 (`w` the
+/// bitangent's sign), colour RGBA8 unorm.
+pub const VERTEX_STRIDE: usize = 52;
 
 /// The width of a LOD's indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,10 +49,9 @@ pub enum AlphaMode {
     },
 }
 
-/// A base colour texture, 8-bit RGBA, sRGB-encoded, rows top to bottom, with its mip
-/// levels.
+/// A texture with its mip levels, stored as `format` says (rows top to bottom).
 #[derive(Clone, Copy, Debug)]
-pub struct TextureRgba8<'a> {
+pub struct TextureLevels<'a> {
     /// Names the texels: parts whose textures have the same key share one GPU texture
     /// (the bake cache's content address of the texture blob).
     pub key: [u8; 32],
@@ -58,12 +59,15 @@ pub struct TextureRgba8<'a> {
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// Level `l` is `max(1, width >> l) × max(1, height >> l) × 4` bytes, largest first;
-    /// at least one level.
+    /// How the levels are stored; block formats are decoded to RGBA8 on adapters
+    /// without BC support.
+    pub format: PixelFormat,
+    /// Level `l` is `format.image_bytes(max(1, width >> l), max(1, height >> l))` bytes,
+    /// largest first; at least one level.
     pub levels: &'a [&'a [u8]],
 }
 
-impl TextureRgba8<'_> {
+impl TextureLevels<'_> {
     /// The size of mip level `level`.
     pub fn level_size(&self, level: usize) -> (u32, u32) {
         let side = |s: u32| s.checked_shr(level as u32).unwrap_or(0).max(1);
@@ -71,17 +75,70 @@ impl TextureRgba8<'_> {
     }
 }
 
-/// What a part is drawn with.
+/// What a part is drawn with: glTF's metallic-roughness model, as rend3-routine shades
+/// it.
 #[derive(Clone, Copy, Debug)]
 pub struct PartMaterial<'a> {
     /// Linear RGBA factor.
     pub base_color: [f32; 4],
-    /// Base colour texture, multiplied with the factor and the vertex colour.
-    pub texture: Option<TextureRgba8<'a>>,
+    /// Base colour texture (sRGB), multiplied with the factor and the vertex colour.
+    pub base_color_texture: Option<TextureLevels<'a>>,
+    /// Metalness factor, 0 (dielectric) to 1.
+    pub metallic: f32,
+    /// Perceptual roughness factor, 0 to 1.
+    pub roughness: f32,
+    /// Roughness in G, metallic in B (linear), multiplied with the factors.
+    pub metallic_roughness_texture: Option<TextureLevels<'a>>,
+    /// Tangent-space normal map: X and Y in R and G (Z rebuilt), +Y up.
+    pub normal_texture: Option<TextureLevels<'a>>,
+    /// Scales the normal map's X and Y.
+    pub normal_scale: f32,
+    /// Ambient occlusion in R.
+    pub occlusion_texture: Option<TextureLevels<'a>>,
+    /// How much of the occlusion texture applies (0 none, 1 all).
+    pub occlusion_strength: f32,
+    /// Linear RGB emission.
+    pub emissive: [f32; 3],
+    /// Emission texture (sRGB), multiplied with the factor.
+    pub emissive_texture: Option<TextureLevels<'a>>,
     /// Alpha handling.
     pub alpha: AlphaMode,
     /// Draw back faces too (no culling).
     pub double_sided: bool,
+}
+
+impl<'a> PartMaterial<'a> {
+    /// A plain material: `base_color`, dielectric, rough, no textures, opaque.
+    pub fn plain(base_color: [f32; 4]) -> Self {
+        PartMaterial {
+            base_color,
+            base_color_texture: None,
+            metallic: 0.0,
+            roughness: 1.0,
+            metallic_roughness_texture: None,
+            normal_texture: None,
+            normal_scale: 1.0,
+            occlusion_texture: None,
+            occlusion_strength: 1.0,
+            emissive: [0.0; 3],
+            emissive_texture: None,
+            alpha: AlphaMode::Opaque,
+            double_sided: false,
+        }
+    }
+
+    /// Every texture the material samples.
+    pub fn textures(&self) -> impl Iterator<Item = TextureLevels<'a>> {
+        [
+            self.base_color_texture,
+            self.metallic_roughness_texture,
+            self.normal_texture,
+            self.occlusion_texture,
+            self.emissive_texture,
+        ]
+        .into_iter()
+        .flatten()
+    }
 }
 
 /// One part of a prop as the props renderer uploads it.
@@ -191,7 +248,7 @@ impl PartGeometry<'_> {
                 });
             }
         }
-        if let Some(t) = self.material.texture {
+        for t in self.material.textures() {
             let full_chain = (32 - t.width.max(t.height).leading_zeros()) as usize;
             if t.width == 0 || t.height == 0 || !(1..=full_chain).contains(&t.levels.len()) {
                 return Err(GeometryError::TextureLevels {
@@ -203,7 +260,7 @@ impl PartGeometry<'_> {
             }
             for (level, bytes) in t.levels.iter().enumerate() {
                 let (w, h) = t.level_size(level);
-                let expected = w as usize * h as usize * 4;
+                let expected = t.format.image_bytes(w, h) as usize;
                 if bytes.len() != expected {
                     return Err(GeometryError::TextureBytes {
                         part,

@@ -23,8 +23,8 @@ use wgpu::{
 };
 
 pub use geometry::{
-    AlphaMode, GeometryError, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureRgba8,
-    VERTEX_STRIDE,
+    AlphaMode, GeometryError, IndexWidth, LodIndices, PartGeometry, PartMaterial, PixelFormat,
+    TextureLevels, VERTEX_STRIDE,
 };
 pub use pipelines::INSTANCE_STRIDE;
 
@@ -32,7 +32,8 @@ use bucket::GpuBucket;
 pub use cull::LightReach;
 use cull::{Frustum, Instances, VisibleList};
 use pipelines::Pipelines;
-use upload::{BindingTexture, GpuPart};
+pub use upload::TextureUpload;
+use upload::{BindingTexture, DefaultTextures, GpuPart};
 
 use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropKey};
 
@@ -73,7 +74,8 @@ struct ShadowCamera {
 pub struct PropsRenderer {
     pipelines: Pipelines,
     sampler: Sampler,
-    white: BindingTexture,
+    defaults: DefaultTextures,
+    texture_upload: TextureUpload,
     /// One GPU texture per texture key, while a loaded part uses it.
     textures: BTreeMap<[u8; 32], BindingTexture>,
     props: BTreeMap<PropKey, Vec<GpuPart>>,
@@ -90,7 +92,7 @@ impl PropsRenderer {
         Self {
             pipelines: Pipelines::new(renderer, interfaces),
             sampler: renderer.device.create_sampler(&SamplerDescriptor {
-                label: Some("prop base colour"),
+                label: Some("prop material"),
                 address_mode_u: AddressMode::Repeat,
                 address_mode_v: AddressMode::Repeat,
                 address_mode_w: AddressMode::Repeat,
@@ -99,7 +101,8 @@ impl PropsRenderer {
                 mipmap_filter: FilterMode::Linear,
                 ..Default::default()
             }),
-            white: BindingTexture::white(renderer),
+            defaults: DefaultTextures::new(renderer),
+            texture_upload: TextureUpload::for_renderer(renderer),
             textures: BTreeMap::new(),
             props: BTreeMap::new(),
             buckets: BTreeMap::new(),
@@ -119,21 +122,20 @@ impl PropsRenderer {
         for (index, part) in parts.iter().enumerate() {
             part.validate(index)?;
         }
-        for texture in parts.iter().filter_map(|p| p.material.texture) {
+        for texture in parts.iter().flat_map(|p| p.material.textures()) {
             self.textures
                 .entry(texture.key)
-                .or_insert_with(|| BindingTexture::upload(renderer, texture));
+                .or_insert_with(|| BindingTexture::upload(renderer, texture, self.texture_upload));
         }
         let gpu = parts
             .iter()
             .map(|part| {
-                let texture = part.material.texture.map(|t| &self.textures[&t.key]);
                 GpuPart::upload(
                     renderer,
                     &self.pipelines,
                     &self.sampler,
-                    &self.white,
-                    texture,
+                    &self.defaults,
+                    &self.textures,
                     part,
                 )
             })
@@ -150,6 +152,17 @@ impl PropsRenderer {
         self.release_unused_textures();
     }
 
+    /// How block-compressed textures are uploaded from now on (by default as the
+    /// adapter allows); textures already on the GPU stay as they are.
+    pub fn set_texture_upload(&mut self, upload: TextureUpload) {
+        self.texture_upload = upload;
+    }
+
+    /// How block-compressed textures are uploaded.
+    pub fn texture_upload(&self) -> TextureUpload {
+        self.texture_upload
+    }
+
     /// The textures on the GPU (each shared one once) and their bytes, all levels.
     pub fn texture_memory(&self) -> (usize, u64) {
         let bytes = self.textures.values().map(|t| t.bytes).sum();
@@ -161,7 +174,7 @@ impl PropsRenderer {
             .props
             .values()
             .flatten()
-            .filter_map(|p| p.texture_key)
+            .flat_map(|p| p.texture_keys.iter().copied())
             .collect();
         // The bind groups of replaced parts went with them; nothing else holds these.
         self.textures.retain(|key, _| used.contains(key));

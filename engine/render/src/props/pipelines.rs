@@ -36,17 +36,56 @@ pub fn instance_buffer(
         mapped_at_creation: false,
     })
 }
-/// Bytes of the material uniform: base colour and alpha cutoff, padded.
-pub const MATERIAL_UNIFORM_SIZE: u64 = 32;
+/// Bytes of the material uniform: base colour; emission; metallic, roughness, normal
+/// scale, occlusion strength; alpha cutoff and whether there is a normal map.
+pub const MATERIAL_UNIFORM_SIZE: u64 = 64;
 
-const VERTEX_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
-    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Unorm8x4
+const VERTEX_ATTRIBUTES: [VertexAttribute; 5] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Float32x4, 4 => Unorm8x4
 ];
 /// What an opaque shadow caster reads of a vertex: its position.
 const POSITION_ATTRIBUTE: [VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Float32x3];
 const INSTANCE_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
-    4 => Float32x4, 5 => Float32x4, 6 => Float32x4, 7 => Float32x4
+    5 => Float32x4, 6 => Float32x4, 7 => Float32x4, 8 => Float32x4
 ];
+
+/// The material bind group: the uniform, the sampler and five textures (base colour 1,
+/// normal 3, metallic-roughness 4, occlusion 5, emissive 6).
+fn material_layout_entries() -> [BindGroupLayoutEntry; 7] {
+    let texture = |binding| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::FRAGMENT,
+        ty: BindingType::Texture {
+            sample_type: TextureSampleType::Float { filterable: true },
+            view_dimension: TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    };
+    [
+        BindGroupLayoutEntry {
+            binding: 0,
+            visibility: ShaderStages::FRAGMENT,
+            ty: BindingType::Buffer {
+                ty: BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: NonZeroU64::new(MATERIAL_UNIFORM_SIZE),
+            },
+            count: None,
+        },
+        texture(1),
+        BindGroupLayoutEntry {
+            binding: 2,
+            visibility: ShaderStages::FRAGMENT,
+            ty: BindingType::Sampler(SamplerBindingType::Filtering),
+            count: None,
+        },
+        texture(3),
+        texture(4),
+        texture(5),
+        texture(6),
+    ]
+}
 
 /// The shared vertex buffer read for `attributes`, then the instance buffer.
 fn vertex_buffers(attributes: &'static [VertexAttribute]) -> [VertexBufferLayout<'static>; 2] {
@@ -85,34 +124,7 @@ impl Pipelines {
         let device = &renderer.device;
         let material_layout = device.create_bind_group_layout(&BindGroupLayoutDescriptor {
             label: Some("prop material"),
-            entries: &[
-                BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: ShaderStages::FRAGMENT,
-                    ty: BindingType::Buffer {
-                        ty: BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: NonZeroU64::new(MATERIAL_UNIFORM_SIZE),
-                    },
-                    count: None,
-                },
-                BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: ShaderStages::FRAGMENT,
-                    ty: BindingType::Texture {
-                        sample_type: TextureSampleType::Float { filterable: true },
-                        view_dimension: TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: ShaderStages::FRAGMENT,
-                    ty: BindingType::Sampler(SamplerBindingType::Filtering),
-                    count: None,
-                },
-            ],
+            entries: &material_layout_entries(),
         });
         let shadow_camera_layout = device.create_bind_group_layout(&BindGroupLayoutDescriptor {
             label: Some("prop shadow camera"),

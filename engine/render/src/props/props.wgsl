@@ -1,6 +1,8 @@
-// Instanced props in rend3's forward pass. Group 0 is rend3-routine's forward uniform
-// bind group (samplers, frame uniforms, directional lights, shadow maps); group 1 is
-// the part's material. Old WGSL dialect (naga 0.8).
+// Instanced props in rend3's forward pass, shaded with rend3-routine's PBR model (its
+// BRDF, sun, shadow filter and ambient floor) so a prop and the same mesh drawn as a
+// rend3 object look alike. Group 0 is rend3-routine's forward uniform bind group
+// (samplers, frame uniforms, directional lights, shadow maps); group 1 is the part's
+// material. Old WGSL dialect (naga 0.8).
 
 struct Plane {
     inner: vec4<f32>;
@@ -44,7 +46,12 @@ struct DirectionalLightBuffer {
 
 struct Material {
     base_color: vec4<f32>;
-    alpha_cutoff: f32;
+    // rgb; w unused.
+    emissive: vec4<f32>;
+    // metallic, perceptual roughness, normal scale, occlusion strength.
+    factors: vec4<f32>;
+    // alpha cutoff, 1 when there is a normal map, unused, unused.
+    flags: vec4<f32>;
 };
 
 [[group(0), binding(2)]]
@@ -62,16 +69,25 @@ var<uniform> material: Material;
 var base_color_texture: texture_2d<f32>;
 [[group(1), binding(2)]]
 var material_sampler: sampler;
+[[group(1), binding(3)]]
+var normal_texture: texture_2d<f32>;
+[[group(1), binding(4)]]
+var metallic_roughness_texture: texture_2d<f32>;
+[[group(1), binding(5)]]
+var occlusion_texture: texture_2d<f32>;
+[[group(1), binding(6)]]
+var emissive_texture: texture_2d<f32>;
 
 struct VertexInput {
     [[location(0)]] position: vec3<f32>;
     [[location(1)]] normal: vec3<f32>;
     [[location(2)]] uv: vec2<f32>;
-    [[location(3)]] color: vec4<f32>;
-    [[location(4)]] model0: vec4<f32>;
-    [[location(5)]] model1: vec4<f32>;
-    [[location(6)]] model2: vec4<f32>;
-    [[location(7)]] model3: vec4<f32>;
+    [[location(3)]] tangent: vec4<f32>;
+    [[location(4)]] color: vec4<f32>;
+    [[location(5)]] model0: vec4<f32>;
+    [[location(6)]] model1: vec4<f32>;
+    [[location(7)]] model2: vec4<f32>;
+    [[location(8)]] model3: vec4<f32>;
 };
 
 struct VertexOutput {
@@ -80,6 +96,7 @@ struct VertexOutput {
     [[location(1)]] normal: vec3<f32>;
     [[location(2)]] uv: vec2<f32>;
     [[location(3)]] color: vec4<f32>;
+    [[location(4)]] tangent: vec4<f32>;
 };
 
 [[stage(vertex)]]
@@ -89,8 +106,10 @@ fn vs_main(v: VertexInput) -> VertexOutput {
     var out: VertexOutput;
     out.clip = frame.uniforms.view_proj * world;
     out.world = world.xyz;
-    // Placements scale uniformly, so the model matrix itself carries normals.
+    // Placements scale uniformly, so the model matrix itself carries normals and
+    // tangents.
     out.normal = (model * vec4<f32>(v.normal, 0.0)).xyz;
+    out.tangent = vec4<f32>((model * vec4<f32>(v.tangent.xyz, 0.0)).xyz, v.tangent.w);
     out.uv = v.uv;
     out.color = v.color;
     return out;
@@ -114,28 +133,90 @@ fn sunlight(index: u32, world: vec3<f32>) -> f32 {
     return lit * 0.2;
 }
 
+let PI: f32 = 3.14159265;
+
+// The shading normal: the interpolated normal, bent by the normal map through the
+// tangent frame (glTF: bitangent = cross(normal, tangent) × w; Z rebuilt from X and Y,
+// which BC5 stores), the whole frame reversed on back faces.
+fn shading_normal(in: VertexOutput, front: bool, map: vec4<f32>) -> vec3<f32> {
+    let side = select(-1.0, 1.0, front);
+    let n = normalize(in.normal);
+    if (material.flags.y < 0.5) {
+        return n * side;
+    }
+    let t = normalize(in.tangent.xyz - n * dot(n, in.tangent.xyz));
+    let b = cross(n, t) * in.tangent.w;
+    let xy = map.rg * 2.0 - vec2<f32>(1.0, 1.0);
+    let z = sqrt(max(1.0 - dot(xy, xy), 0.0));
+    let scaled = xy * material.factors.z;
+    return normalize(t * scaled.x + b * scaled.y + n * z) * side;
+}
+
+// Filament's GGX distribution, height-correlated Smith visibility and Schlick Fresnel,
+// with a Lambertian diffuse: rend3-routine's `surface_shading`.
+fn d_ggx(noh: f32, a: f32) -> f32 {
+    let a2 = a * a;
+    let f = (noh * a2 - noh) * noh + 1.0;
+    return a2 / (PI * f * f);
+}
+
+fn v_smith_ggx_correlated(nov: f32, nol: f32, a: f32) -> f32 {
+    let a2 = a * a;
+    let ggxl = nov * sqrt((-nol * a2 + nol) * nol + a2);
+    let ggxv = nol * sqrt((-nov * a2 + nov) * nov + a2);
+    return 0.5 / (ggxv + ggxl);
+}
+
+fn f_schlick(u: f32, f0: vec3<f32>, f90: f32) -> vec3<f32> {
+    return f0 + (vec3<f32>(f90, f90, f90) - f0) * pow(1.0 - u, 5.0);
+}
+
 [[stage(fragment)]]
 fn fs_main(in: VertexOutput, [[builtin(front_facing)]] front: bool) -> [[location(0)]] vec4<f32> {
-    let albedo = material.base_color * in.color * textureSample(base_color_texture, material_sampler, in.uv);
-    if (albedo.a < material.alpha_cutoff) {
+    // Every texture is sampled first: sampling needs uniform control flow, which a
+    // discard ends.
+    let base = textureSample(base_color_texture, material_sampler, in.uv);
+    let map = textureSample(normal_texture, material_sampler, in.uv);
+    let mr = textureSample(metallic_roughness_texture, material_sampler, in.uv);
+    let ao = textureSample(occlusion_texture, material_sampler, in.uv).r;
+    let glow = textureSample(emissive_texture, material_sampler, in.uv).rgb;
+    let albedo = material.base_color * in.color * base;
+    if (albedo.a < material.flags.x) {
         discard;
     }
-    var n = normalize(in.normal);
-    if (!front) {
-        n = -n;
-    }
-    // Lambert (1/π), as rend3's BRDF does for rough dielectrics, with rend3's ambient
-    // floor, so props and terrain are lit alike.
-    var color = vec3<f32>(0.0, 0.0, 0.0);
+    let n = shading_normal(in, front, map);
+    let metallic = material.factors.x * mr.b;
+    // Roughness 0 would make GGX a delta; Filament's floor keeps it finite.
+    let perceptual = max(material.factors.y * mr.g, 0.045);
+    let roughness = perceptual * perceptual;
+    let occlusion = 1.0 + material.factors.w * (ao - 1.0);
+    let emissive = material.emissive.rgb * glow;
+    // glTF's dielectric F0 of 4 % (rend3: reflectance 0.5 → 0.16 × 0.5²).
+    let f0 = mix(vec3<f32>(0.04, 0.04, 0.04), albedo.rgb, vec3<f32>(metallic, metallic, metallic));
+    let f90 = clamp(dot(f0, vec3<f32>(16.5, 16.5, 16.5)), 0.0, 1.0);
+    let diffuse = albedo.rgb * (1.0 - metallic) / PI;
+    let eye = frame.uniforms.inv_view[3].xyz;
+    let v = normalize(eye - in.world);
+    let nov = abs(dot(n, v)) + 0.00001;
+
+    var color = emissive;
     var i: u32 = 0u;
     loop {
         if (i >= lights.count) {
             break;
         }
         let light = lights.lights[i];
-        let nol = max(dot(n, -light.direction), 0.0);
-        color = color + albedo.rgb * 0.31830988 * light.color * nol * sunlight(i, in.world);
+        let l = -light.direction;
+        let h = normalize(v + l);
+        let nol = clamp(dot(n, l), 0.0, 1.0);
+        let noh = clamp(dot(n, h), 0.0, 1.0);
+        let loh = clamp(dot(l, h), 0.0, 1.0);
+        let specular = d_ggx(noh, roughness) * v_smith_ggx_correlated(nov, nol, roughness) * f_schlick(loh, f0, f90);
+        // rend3 darkens the sunlight, not the ambient, by the occlusion map.
+        let lit = sunlight(i, in.world) * occlusion;
+        color = color + (diffuse + specular) * light.color * nol * lit;
         i = i + 1u;
     }
+    // rend3's ambient floor.
     return vec4<f32>(max(color, frame.uniforms.ambient.rgb * albedo.rgb), 1.0);
 }

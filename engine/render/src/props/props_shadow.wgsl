@@ -7,7 +7,10 @@ struct ShadowCamera {
 
 struct Material {
     base_color: vec4<f32>;
-    alpha_cutoff: f32;
+    emissive: vec4<f32>;
+    factors: vec4<f32>;
+    // alpha cutoff, normal map flag, unused, unused.
+    flags: vec4<f32>;
 };
 
 [[group(0), binding(0)]]
@@ -21,10 +24,10 @@ var base_color_texture: texture_2d<f32>;
 var material_sampler: sampler;
 
 struct Instance {
-    [[location(4)]] model0: vec4<f32>;
-    [[location(5)]] model1: vec4<f32>;
-    [[location(6)]] model2: vec4<f32>;
-    [[location(7)]] model3: vec4<f32>;
+    [[location(5)]] model0: vec4<f32>;
+    [[location(6)]] model1: vec4<f32>;
+    [[location(7)]] model2: vec4<f32>;
+    [[location(8)]] model3: vec4<f32>;
 };
 
 fn shadow_clip(position: vec3<f32>, i: Instance) -> vec4<f32> {
@@ -41,7 +44,7 @@ fn vs_shadow([[location(0)]] position: vec3<f32>, instance: Instance) -> [[built
 struct MaskedVertex {
     [[location(0)]] position: vec3<f32>;
     [[location(2)]] uv: vec2<f32>;
-    [[location(3)]] color: vec4<f32>;
+    [[location(4)]] color: vec4<f32>;
 };
 
 struct VertexOutput {
@@ -62,7 +65,7 @@ fn vs_shadow_masked(v: MaskedVertex, instance: Instance) -> VertexOutput {
 [[stage(fragment)]]
 fn fs_shadow_masked(in: VertexOutput) {
     let alpha = material.base_color.a * in.alpha * textureSample(base_color_texture, material_sampler, in.uv).a;
-    if (alpha < material.alpha_cutoff) {
+    if (alpha < material.flags.x) {
         discard;
     }
 }

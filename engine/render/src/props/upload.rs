@@ -1,7 +1,9 @@
 //! GPU copies of a prop's parts: each part's vertex buffer uploaded once, one index
 //! buffer per LOD, and its material bind group; textures, with all their mip levels,
-//! once per texture key however many parts use them.
+//! once per texture key however many parts use them, as BC blocks where the adapter
+//! samples them and decoded to RGBA8 where it does not.
 
+use std::collections::BTreeMap;
 use std::num::NonZeroU32;
 
 use rend3::Renderer;
@@ -13,7 +15,7 @@ use wgpu::{
 };
 
 use super::cull::Sphere;
-use super::geometry::{AlphaMode, IndexWidth, PartGeometry, TextureRgba8};
+use super::geometry::{AlphaMode, IndexWidth, PartGeometry, PixelFormat, TextureLevels};
 use super::pipelines::{PipelineKey, Pipelines};
 
 pub struct GpuLod {
@@ -28,20 +30,21 @@ pub struct GpuPart {
     pub vertex_bytes: u64,
     pub lods: Vec<GpuLod>,
     pub material: BindGroup,
-    /// The key of the shared texture the bind group samples, if not white.
-    pub texture_key: Option<[u8; 32]>,
+    /// The keys of the shared textures the bind group samples.
+    pub texture_keys: Vec<[u8; 32]>,
     pub pipeline: PipelineKey,
     /// Bounding sphere in prop space, for culling.
     pub bounds: Sphere,
 }
 
 impl GpuPart {
-    pub fn upload(
+    /// Uploads `part`; `textures` holds every texture its material names, by key.
+    pub fn upload<'a>(
         renderer: &Renderer,
         pipelines: &Pipelines,
         sampler: &Sampler,
-        white: &BindingTexture,
-        texture: Option<&BindingTexture>,
+        defaults: &'a DefaultTextures,
+        textures: &'a BTreeMap<[u8; 32], BindingTexture>,
         part: &PartGeometry,
     ) -> Self {
         let device = &renderer.device;
@@ -72,15 +75,34 @@ impl GpuPart {
             AlphaMode::Opaque => 0.0,
             AlphaMode::Mask { cutoff } => cutoff,
         };
-        let mut uniform = [0f32; 8];
-        uniform[..4].copy_from_slice(&material.base_color);
-        uniform[4] = cutoff;
+        let has_normal_map = f32::from(u8::from(material.normal_texture.is_some()));
+        let [er, eg, eb] = material.emissive;
+        let uniform: [f32; 16] = [
+            material.base_color[0],
+            material.base_color[1],
+            material.base_color[2],
+            material.base_color[3],
+            er,
+            eg,
+            eb,
+            0.0,
+            material.metallic,
+            material.roughness,
+            material.normal_scale,
+            material.occlusion_strength,
+            cutoff,
+            has_normal_map,
+            0.0,
+            0.0,
+        ];
         let uniform = device.create_buffer_init(&BufferInitDescriptor {
             label: Some("prop material"),
             contents: bytemuck::cast_slice(&uniform),
             usage: BufferUsages::UNIFORM,
         });
-        let sampled = texture.unwrap_or(white);
+        let view = |t: Option<TextureLevels>, fallback: &'a BindingTexture| {
+            BindingResource::TextureView(&t.map_or(fallback, |t| &textures[&t.key]).view)
+        };
         let material_bind_group = device.create_bind_group(&BindGroupDescriptor {
             label: Some("prop material"),
             layout: &pipelines.material_layout,
@@ -91,11 +113,27 @@ impl GpuPart {
                 },
                 BindGroupEntry {
                     binding: 1,
-                    resource: BindingResource::TextureView(&sampled.view),
+                    resource: view(material.base_color_texture, &defaults.white_srgb),
                 },
                 BindGroupEntry {
                     binding: 2,
                     resource: BindingResource::Sampler(sampler),
+                },
+                BindGroupEntry {
+                    binding: 3,
+                    resource: view(material.normal_texture, &defaults.white_linear),
+                },
+                BindGroupEntry {
+                    binding: 4,
+                    resource: view(material.metallic_roughness_texture, &defaults.white_linear),
+                },
+                BindGroupEntry {
+                    binding: 5,
+                    resource: view(material.occlusion_texture, &defaults.white_linear),
+                },
+                BindGroupEntry {
+                    binding: 6,
+                    resource: view(material.emissive_texture, &defaults.white_srgb),
                 },
             ],
         });
@@ -105,12 +143,77 @@ impl GpuPart {
             vertices,
             lods,
             material: material_bind_group,
-            texture_key: material.texture.map(|t| t.key),
+            texture_keys: material.textures().map(|t| t.key).collect(),
             pipeline: PipelineKey {
                 masked: matches!(material.alpha, AlphaMode::Mask { .. }),
                 double_sided: material.double_sided,
             },
         }
+    }
+}
+
+/// What untextured channels sample: one opaque white texel, as sRGB colour and as
+/// linear data (occlusion 1, roughness and metallic × 1; the normal map slot is unused
+/// when the material says it has none).
+pub struct DefaultTextures {
+    pub white_srgb: BindingTexture,
+    pub white_linear: BindingTexture,
+}
+
+impl DefaultTextures {
+    pub fn new(renderer: &Renderer) -> Self {
+        let white = |format| {
+            BindingTexture::upload(
+                renderer,
+                TextureLevels {
+                    key: [0; 32],
+                    width: 1,
+                    height: 1,
+                    format,
+                    levels: &[&[255, 255, 255, 255]],
+                },
+                TextureUpload::Native,
+            )
+        };
+        DefaultTextures {
+            white_srgb: white(PixelFormat::Rgba8Srgb),
+            white_linear: white(PixelFormat::Rgba8Linear),
+        }
+    }
+}
+
+/// How block-compressed textures reach the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureUpload {
+    /// As stored: BC blocks, sampled by the GPU (needs `TEXTURE_COMPRESSION_BC`).
+    Native,
+    /// Decoded to RGBA8 on the CPU first (adapters without BC support).
+    Rgba8,
+}
+
+impl TextureUpload {
+    /// Blocks where `renderer`'s device has BC support, else RGBA8.
+    pub fn for_renderer(renderer: &Renderer) -> Self {
+        if renderer
+            .features
+            .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+        {
+            TextureUpload::Native
+        } else {
+            TextureUpload::Rgba8
+        }
+    }
+}
+
+/// The wgpu format of `format`'s texels.
+fn wgpu_format(format: PixelFormat) -> TextureFormat {
+    match format {
+        PixelFormat::Rgba8Srgb => TextureFormat::Rgba8UnormSrgb,
+        PixelFormat::Rgba8Linear => TextureFormat::Rgba8Unorm,
+        PixelFormat::Bc1Srgb => TextureFormat::Bc1RgbaUnormSrgb,
+        PixelFormat::Bc1Linear => TextureFormat::Bc1RgbaUnorm,
+        PixelFormat::Bc3Srgb => TextureFormat::Bc3RgbaUnormSrgb,
+        PixelFormat::Bc5 => TextureFormat::Bc5RgUnorm,
     }
 }
 
@@ -122,36 +225,48 @@ pub struct BindingTexture {
 }
 
 impl BindingTexture {
-    /// One opaque white texel: what untextured materials sample.
-    pub fn white(renderer: &Renderer) -> Self {
-        Self::upload(
-            renderer,
-            TextureRgba8 {
-                key: [0; 32],
-                width: 1,
-                height: 1,
-                levels: &[&[255, 255, 255, 255]],
-            },
-        )
-    }
-
-    pub fn upload(renderer: &Renderer, texture: TextureRgba8) -> Self {
-        let size = Extent3d {
-            width: texture.width,
-            height: texture.height,
-            depth_or_array_layers: 1,
+    /// Uploads every level of `texture`, as blocks or decoded as `upload` says.
+    pub fn upload(renderer: &Renderer, texture: TextureLevels, upload: TextureUpload) -> Self {
+        let decode = upload == TextureUpload::Rgba8 && texture.format.block_bytes().is_some();
+        let stored = match (decode, texture.format.is_srgb()) {
+            (false, _) => texture.format,
+            (true, true) => PixelFormat::Rgba8Srgb,
+            (true, false) => PixelFormat::Rgba8Linear,
         };
         let gpu = renderer.device.create_texture(&TextureDescriptor {
-            label: Some("prop base colour"),
-            size,
+            label: Some("prop material texture"),
+            size: Extent3d {
+                width: texture.width,
+                height: texture.height,
+                depth_or_array_layers: 1,
+            },
             mip_level_count: texture.levels.len() as u32,
             sample_count: 1,
             dimension: TextureDimension::D2,
-            format: TextureFormat::Rgba8UnormSrgb,
+            format: wgpu_format(stored),
             usage: TextureUsages::TEXTURE_BINDING | TextureUsages::COPY_DST,
         });
+        let mut bytes = 0;
         for (level, texels) in texture.levels.iter().enumerate() {
             let (width, height) = texture.level_size(level);
+            let decoded;
+            let texels = if decode {
+                decoded = texture.format.decode(texels, width, height);
+                &decoded[..]
+            } else {
+                texels
+            };
+            bytes += texels.len() as u64;
+            // Block formats copy whole blocks: rows of blocks, the level's size rounded
+            // up to them.
+            let (row_bytes, copy_width, copy_height) = match stored.block_bytes() {
+                None => (width * 4, width, height),
+                Some(block) => (
+                    width.div_ceil(4) * block as u32,
+                    width.div_ceil(4) * 4,
+                    height.div_ceil(4) * 4,
+                ),
+            };
             renderer.queue.write_texture(
                 ImageCopyTexture {
                     texture: &gpu,
@@ -162,19 +277,19 @@ impl BindingTexture {
                 texels,
                 ImageDataLayout {
                     offset: 0,
-                    bytes_per_row: NonZeroU32::new(width * 4),
+                    bytes_per_row: NonZeroU32::new(row_bytes),
                     rows_per_image: None,
                 },
                 Extent3d {
-                    width,
-                    height,
+                    width: copy_width,
+                    height: copy_height,
                     depth_or_array_layers: 1,
                 },
             );
         }
         Self {
             view: gpu.create_view(&TextureViewDescriptor::default()),
-            bytes: texture.levels.iter().map(|l| l.len() as u64).sum(),
+            bytes,
         }
     }
 }
