@@ -11,10 +11,9 @@
 //! Every level is filtered from the one above it, unscaled, in `f32`; only IEEE `+ − × ÷`
 //! and table look-ups, so the bytes do not depend on the thread count.
 
-use std::sync::OnceLock;
-
 use sylva_cache::format::texture::{full_chain_length, level_size};
 use sylva_cache::BakedTexture;
+use sylva_mesh::srgb::{decode_table, encode_srgb};
 use sylva_mesh::Texture;
 
 /// Bisection steps when searching a level's alpha scale (2⁻¹⁶ of its range).
@@ -55,35 +54,6 @@ fn alpha_threshold(cutoff: f32) -> u8 {
     (0..=255u8)
         .find(|&a| f32::from(a) / 255.0 >= cutoff)
         .unwrap_or(255)
-}
-
-/// sRGB-encoded byte → linear light.
-fn decode_table() -> &'static [f32; 256] {
-    static TABLE: OnceLock<[f32; 256]> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        std::array::from_fn(|i| {
-            let c = i as f64 / 255.0;
-            let linear = if c <= 0.04045 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            };
-            linear as f32
-        })
-    })
-}
-
-/// Linear light → the sRGB byte whose decoded value is nearest (a search in the decode
-/// table, so encoding inverts decoding exactly).
-fn encode_srgb(linear: f32) -> u8 {
-    let table = decode_table();
-    let above = table.partition_point(|&v| v < linear);
-    match above {
-        0 => 0,
-        256 => 255,
-        i if linear - table[i - 1] <= table[i] - linear => (i - 1) as u8,
-        i => i as u8,
-    }
 }
 
 /// A level in linear light: RGB linear, alpha as authored, as `f32`.
@@ -275,9 +245,6 @@ mod tests {
         let stripes = texture(2, 2, |x, _| if x == 0 { [0, 0, 0, 255] } else { [255; 4] });
         let baked = bake_texture(&stripes, None);
         assert_eq!(baked.levels[1], [188, 188, 188, 255]);
-        for byte in 0..=255u8 {
-            assert_eq!(encode_srgb(decode_table()[byte as usize]), byte);
-        }
     }
 
     #[test]
