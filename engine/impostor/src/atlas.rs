@@ -5,7 +5,9 @@
 //! sits at `(column, row) × (cell_px >> l)` in level `l` of the atlas: every texel of a
 //! level is filtered from the 2×2 texels above it *in the same cell*, and no view bleeds
 //! into another at any level. (There is no gutter; the sampler must clamp to the
-//! cell, half a texel in, at the level it reads.)
+//! cell, half a texel in, at the level it reads.) Empty texels touching covered ones
+//! take their colour, normal and depth at alpha 0 ([`fringe`]), so a bilinear tap
+//! across a silhouette sees no black.
 
 use crate::octahedral::normalized;
 use crate::raster::Target;
@@ -107,8 +109,8 @@ pub(crate) struct Atlases {
     pub normal: Vec<Vec<u8>>,
 }
 
-/// What an empty texel of the normal atlas holds: the zero normal (a bilinear tap
-/// across a silhouette shortens the normal instead of turning it) and depth 0.
+/// What an empty texel of the normal atlas away from the silhouette holds: the zero
+/// normal and depth 0 (the albedo atlas's are all zero).
 pub const EMPTY_NORMAL_TEXEL: [u8; 4] = [128, 128, 128, 0];
 
 impl Atlases {
@@ -135,10 +137,13 @@ impl Atlases {
             let width = self.grid * side;
             for y in 0..side {
                 for x in 0..side {
-                    let texel = texels[(y * side + x) as usize];
-                    if texel.coverage == 0.0 {
-                        continue;
-                    }
+                    let texel = match texels[(y * side + x) as usize] {
+                        empty if empty.coverage == 0.0 => match fringe(&texels, side, x, y) {
+                            Some(fringe) => fringe,
+                            None => continue,
+                        },
+                        covered => covered,
+                    };
                     let at = (((row * side + y) * width + column * side + x) * 4) as usize;
                     self.albedo[l][at..at + 4].copy_from_slice(&albedo_bytes(texel));
                     self.normal[l][at..at + 4].copy_from_slice(&normal_bytes(texel));
@@ -149,6 +154,25 @@ impl Atlases {
             }
         }
     }
+}
+
+/// An empty texel beside covered ones (in the same cell): their coverage-weighted
+/// colour, normal and depth at coverage 0. A bilinear tap reaches one texel out, so an
+/// alpha-tested silhouette then blends with its own colour, not with black.
+fn fringe(texels: &[Texel], side: u32, x: u32, y: u32) -> Option<Texel> {
+    let mut weight = 0.0f32;
+    let mut sum = Texel::default();
+    for ny in y.saturating_sub(1)..=(y + 1).min(side - 1) {
+        for nx in x.saturating_sub(1)..=(x + 1).min(side - 1) {
+            let n = texels[(ny * side + nx) as usize];
+            weight += n.coverage;
+            add_weighted(&mut sum, n.coverage, n.colour, n.normal, n.depth);
+        }
+    }
+    (weight > 0.0).then(|| Texel {
+        coverage: 0.0,
+        ..finished(sum, weight, 1.0)
+    })
 }
 
 fn albedo_bytes(texel: Texel) -> [u8; 4] {
@@ -211,6 +235,26 @@ mod tests {
     }
 
     #[test]
+    fn empty_texels_touching_the_silhouette_take_its_colour_at_alpha_zero() {
+        let (grid, cell) = (1, 8);
+        let mut atlases = Atlases::new(grid, cell);
+        let mut texels = vec![Texel::default(); 64];
+        texels[3 * 8 + 3] = lit(1.0, 1.0);
+        atlases.write_cell(0, 0, texels);
+        let level = &atlases.albedo[0];
+        let texel = |x: usize, y: usize| &level[(y * 8 + x) * 4..(y * 8 + x) * 4 + 4];
+        assert_eq!(texel(3, 3), [255, 0, 0, 255]);
+        for (x, y) in [(2, 2), (4, 3), (3, 4), (4, 4)] {
+            assert_eq!(texel(x, y), [255, 0, 0, 0], "({x}, {y})");
+        }
+        for (x, y) in [(1, 3), (5, 5), (0, 0)] {
+            assert_eq!(texel(x, y), [0; 4], "({x}, {y})");
+        }
+        let normal = &atlases.normal[0][(4 * 8 + 4) * 4..(4 * 8 + 4) * 4 + 4];
+        assert_eq!(normal, [128, 255, 128, 191]);
+    }
+
+    #[test]
     fn a_cells_mips_stay_inside_it() {
         let (grid, cell) = (3, 8);
         let mut atlases = Atlases::new(grid, cell);
@@ -222,6 +266,7 @@ mod tests {
                 let (x, y) = (i as u32 % width, i as u32 / width);
                 let inside = (x / side, y / side) == (1, 2);
                 assert_eq!(texel[3] == 255, inside, "level {l} texel ({x}, {y})");
+                assert_eq!(texel == [0; 4], !inside, "level {l} texel ({x}, {y})");
                 let normal = &atlases.normal[l][i * 4..i * 4 + 4];
                 assert_eq!(normal == EMPTY_NORMAL_TEXEL, !inside);
             }

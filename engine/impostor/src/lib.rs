@@ -30,7 +30,11 @@
 //! - **normal**: the prop-space unit normal as `n × ½ + ½` in RGB (prop space: the
 //!   placement's rotation applies at draw time), and in alpha the depth towards the
 //!   camera from the picture plane through the centre, `[-radius, radius]` as
-//!   `[0, 255]` (255 is the sphere's front). Empty texels are `[128, 128, 128, 0]`.
+//!   `[0, 255]` (255 is the sphere's front).
+//!
+//! Empty texels touching the silhouette carry their covered neighbours' colour, normal
+//! and depth at alpha 0 (a bilinear tap across the edge blends with the prop, not with
+//! black); the rest are `[0, 0, 0, 0]` and `[128, 128, 128, 0]` (the zero normal).
 //!
 //! Mips are filtered in linear light with each texel weighted by its coverage, so
 //! empty texels neither darken silhouettes nor tilt normals, and normals are
