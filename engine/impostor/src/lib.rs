@@ -70,8 +70,15 @@ use crate::source::Prepared;
 pub struct ImpostorSettings {
     /// Views per side of the hemi-octahedral grid: even, 2 to 32.
     pub grid: u32,
-    /// Texels per side of a cell at level 0: a power of two, 4 to 512.
+    /// Texels per side of a cell at level 0 (the largest, with `texels_per_m`): a power
+    /// of two, 4 to 512.
     pub cell_px: u32,
+    /// When set, a cell is the smallest power of two (at least [`MIN_SIZED_CELL_PX`], at
+    /// most `cell_px`) giving the bounding sphere's diameter this many texels per metre,
+    /// so a bush does not spend a tree's bytes. The default, 4, is one texel per pixel
+    /// at 130 m on a 540-line screen with sylva's 55° field of view (the frames bench),
+    /// two pixels per texel at 1080 lines.
+    pub texels_per_m: Option<f32>,
     /// Samples per texel side (1 to 4): the silhouette's antialiasing.
     pub supersample: u32,
     /// Props whose bounding radius is smaller are refused. The default, 0.25 m, is a
@@ -85,13 +92,14 @@ pub struct ImpostorSettings {
 }
 
 impl Default for ImpostorSettings {
-    /// 12 × 12 views of 64 texels (the atlas 768² per level, 3.1 MB per atlas with its
-    /// mips), 2 × 2 samples per texel. 64 texels is a 10 m tree at 100 m on a 540-line
-    /// screen at one texel per pixel.
+    /// 12 × 12 views of up to 64 texels at 4 texels per metre (a tree's atlas 768² per
+    /// level, 3.1 MB per atlas with its mips; a 2 m bush's 192²), 2 × 2 samples per
+    /// texel.
     fn default() -> Self {
         ImpostorSettings {
             grid: 12,
             cell_px: 64,
+            texels_per_m: Some(4.0),
             supersample: 2,
             min_radius_m: 0.25,
             min_thickness_ratio: 0.02,
@@ -118,6 +126,15 @@ impl ImpostorSettings {
                 "must be a power of two, 4 to 512",
             );
         }
+        if let Some(density) = self.texels_per_m {
+            if !(density > 0.0 && density.is_finite()) {
+                return bad(
+                    "texels_per_m",
+                    density.to_string(),
+                    "must be a finite density above 0",
+                );
+            }
+        }
         if !(1..=4).contains(&self.supersample) {
             return bad(
                 "supersample",
@@ -141,7 +158,24 @@ impl ImpostorSettings {
         }
         Ok(())
     }
+
+    /// Texels per side of the cells of a prop whose bounding sphere has `radius_m`.
+    pub fn cell_px_for(&self, radius_m: f32) -> u32 {
+        let Some(density) = self.texels_per_m else {
+            return self.cell_px;
+        };
+        let wanted = 2.0 * radius_m * density;
+        let mut px = MIN_SIZED_CELL_PX.min(self.cell_px);
+        while (px as f32) < wanted && px < self.cell_px {
+            px *= 2;
+        }
+        px
+    }
 }
+
+/// The smallest cell [`ImpostorSettings::texels_per_m`] sizes: 8 texels still shows a
+/// silhouette, and its mips stay whole texels.
+pub const MIN_SIZED_CELL_PX: u32 = 8;
 
 /// A baked impostor: the two atlases with their mip chains and the sphere they were
 /// fitted to.
@@ -204,15 +238,16 @@ pub fn bake_impostor(
     let prop = Prepared::new(parts, textures)?;
     refuse_unfit(&prop, parts.len(), settings)?;
     let grid = settings.grid;
-    let mut atlases = Atlases::new(grid, settings.cell_px);
-    let mut target = Target::new(settings.cell_px * settings.supersample);
+    let cell_px = settings.cell_px_for(prop.sphere.radius);
+    let mut atlases = Atlases::new(grid, cell_px);
+    let mut target = Target::new(cell_px * settings.supersample);
     let mut projected = Vec::new();
     let mut stats = ImpostorStats {
         views: grid * grid,
         triangles: prop.triangles,
         ..ImpostorStats::default()
     };
-    let cell_texels = (settings.cell_px * settings.cell_px) as f32;
+    let cell_texels = (cell_px * cell_px) as f32;
     for row in 0..grid {
         for column in 0..grid {
             let basis = ViewBasis::looking_from(decode(cell_centre(column, row, grid)));
@@ -237,7 +272,7 @@ pub fn bake_impostor(
     }
     let impostor = Impostor {
         grid,
-        cell_px: settings.cell_px,
+        cell_px,
         bounds: prop.sphere,
         albedo: atlases.albedo,
         normal: atlases.normal,

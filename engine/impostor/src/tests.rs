@@ -122,12 +122,21 @@ fn sphere(radius: f32, segments: u32, rings: u32) -> Mesh {
     mesh
 }
 
+/// The default settings at a fixed 64-texel cell (128 samples across), which the
+/// tolerances below are worked out for.
+fn settings() -> ImpostorSettings {
+    ImpostorSettings {
+        texels_per_m: None,
+        ..ImpostorSettings::default()
+    }
+}
+
 fn bake(
     meshes: &[&Mesh],
     textures: &[TextureSource],
 ) -> Result<(Impostor, ImpostorStats), ImpostorError> {
     let parts: Vec<_> = meshes.iter().map(|m| m.source()).collect();
-    bake_impostor(&parts, textures, &ImpostorSettings::default())
+    bake_impostor(&parts, textures, &settings())
 }
 
 /// An 8×8 checker of two colours with a transparent quarter.
@@ -303,7 +312,7 @@ fn a_real_trees_visible_normals_face_the_camera() {
             rgba8: &t.rgba8,
         })
         .collect();
-    let (impostor, stats) = bake_impostor(&parts, &textures, &ImpostorSettings::default()).unwrap();
+    let (impostor, stats) = bake_impostor(&parts, &textures, &settings()).unwrap();
     let cell = impostor.cell_px;
     let width = impostor.atlas_px(0);
     let (mut facing, mut covered) = (0.0f64, 0u64);
@@ -478,28 +487,42 @@ fn bad_input_and_settings_are_errors_that_name_what_is_wrong() {
         (
             ImpostorSettings {
                 grid: 13,
-                ..Default::default()
+                ..settings()
             },
             "grid",
         ),
         (
             ImpostorSettings {
                 cell_px: 48,
-                ..Default::default()
+                ..settings()
             },
             "cell_px",
         ),
         (
             ImpostorSettings {
+                texels_per_m: Some(0.0),
+                ..settings()
+            },
+            "texels_per_m",
+        ),
+        (
+            ImpostorSettings {
                 supersample: 0,
-                ..Default::default()
+                ..settings()
             },
             "supersample",
         ),
         (
             ImpostorSettings {
+                texels_per_m: Some(0.0),
+                ..settings()
+            },
+            "texels_per_m",
+        ),
+        (
+            ImpostorSettings {
                 min_radius_m: f32::NAN,
-                ..Default::default()
+                ..settings()
             },
             "min_radius_m",
         ),
@@ -510,4 +533,22 @@ fn bad_input_and_settings_are_errors_that_name_what_is_wrong() {
             "{error}"
         );
     }
+}
+
+#[test]
+fn cells_are_sized_to_the_prop_up_to_the_largest() {
+    let sized = ImpostorSettings::default();
+    // 4 texels per metre of diameter, rounded up to a power of two, 8 to 64.
+    assert_eq!(sized.cell_px_for(0.3), 8);
+    assert_eq!(sized.cell_px_for(1.1), 16);
+    assert_eq!(sized.cell_px_for(4.0), 32);
+    assert_eq!(sized.cell_px_for(4.1), 64);
+    assert_eq!(sized.cell_px_for(40.0), 64);
+    assert_eq!(settings().cell_px_for(0.3), 64, "a fixed size");
+    let bush = cube(1.2, [0.0; 3], Material::default());
+    let (impostor, stats) = bake_impostor(&[bush.source()], &[], &sized).unwrap();
+    assert_eq!(impostor.cell_px, 16, "radius {}", impostor.bounds.radius);
+    assert_eq!(impostor.albedo[0].len(), (12 * 16) * (12 * 16) * 4);
+    assert_eq!(impostor.albedo.len(), 5);
+    assert_eq!(stats.bytes, impostor.bytes());
 }

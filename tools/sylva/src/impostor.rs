@@ -27,9 +27,10 @@ pub struct Args {
     /// Views per side of the hemi-octahedral grid.
     #[arg(long, default_value_t = ImpostorSettings::default().grid)]
     grid: u32,
-    /// Texels per side of a view at level 0.
-    #[arg(long, default_value_t = ImpostorSettings::default().cell_px)]
-    cell_px: u32,
+    /// Texels per side of every view at level 0 (by default sized to the prop: 4 texels
+    /// per metre of its bounding sphere's diameter, 8 to 64).
+    #[arg(long)]
+    cell_px: Option<u32>,
     #[command(flatten)]
     folders: Folders,
     /// Print one JSON object per prop.
@@ -45,6 +46,8 @@ pub struct PropImpostor {
     /// Why there is none, when refused.
     pub refused: Option<String>,
     pub views: u32,
+    /// Texels per side of a view at level 0.
+    pub cell_px: u32,
     pub triangles: u64,
     pub bytes: usize,
     pub covered_texels: u64,
@@ -52,10 +55,12 @@ pub struct PropImpostor {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    let sized = ImpostorSettings::default();
     let settings = ImpostorSettings {
         grid: args.grid,
-        cell_px: args.cell_px,
-        ..ImpostorSettings::default()
+        cell_px: args.cell_px.unwrap_or(sized.cell_px),
+        texels_per_m: sized.texels_per_m.filter(|_| args.cell_px.is_none()),
+        ..sized
     };
     let cache = args.folders.cache_dir();
     let manifest = cache.read_manifest()?;
@@ -131,6 +136,7 @@ fn bake_prop(
         bake_ms,
         refused: None,
         views: 0,
+        cell_px: 0,
         triangles: 0,
         bytes: 0,
         covered_texels: 0,
@@ -139,6 +145,7 @@ fn bake_prop(
     match baked {
         Ok((impostor, stats)) => {
             report.views = stats.views;
+            report.cell_px = impostor.cell_px;
             report.triangles = stats.triangles;
             report.bytes = stats.bytes;
             report.covered_texels = stats.covered_texels;
@@ -160,10 +167,11 @@ fn print(report: &PropImpostor, json: bool) -> Result<()> {
         println!("{}: {reason} ({:.1} ms)", report.prop, report.bake_ms);
     } else {
         println!(
-            "{}: {} triangles × {} views in {:.1} ms, {} bytes ({:.2} MB), {} texels covered, radius {:.2} m",
+            "{}: {} triangles × {} views of {}² in {:.1} ms, {} bytes ({:.2} MB), {} texels covered, radius {:.2} m",
             report.prop,
             report.triangles,
             report.views,
+            report.cell_px,
             report.bake_ms,
             report.bytes,
             report.bytes as f64 / 1e6,

@@ -463,6 +463,7 @@ fn impostor_bakes_a_cached_trees_atlases_and_says_why_a_pebble_has_none() {
         serde_json::from_str(&stdout(&run("broadleaf/oak_wide", Some(&picture)))).unwrap();
     assert_eq!(report["refused"], serde_json::Value::Null, "{report}");
     assert_eq!(report["views"], 144);
+    assert_eq!(report["cell_px"], 64, "a 13.6 m sphere at 4 texels a metre");
     // 768² texels a level and 7 levels per atlas (64 texels a cell down to 1), two atlases.
     let level_texels: u64 = (0..7).map(|l| (12u64 * (64 >> l)).pow(2)).sum();
     assert_eq!(report["bytes"].as_u64(), Some(2 * 4 * level_texels));
