@@ -13,7 +13,7 @@
 
 use sylva_cache::format::texture::{full_chain_length, level_size};
 use sylva_cache::BakedTexture;
-use sylva_mesh::srgb::{decode_table, encode_srgb};
+use sylva_mesh::srgb::{decode_texel, encode_srgb};
 use sylva_mesh::Texture;
 
 /// Bisection steps when searching a level's alpha scale (2⁻¹⁶ of its range).
@@ -65,23 +65,10 @@ struct Linear {
 
 impl Linear {
     fn decode(texture: &Texture) -> Self {
-        let table = decode_table();
-        let texels = texture
-            .rgba8
-            .chunks_exact(4)
-            .map(|t| {
-                [
-                    table[t[0] as usize],
-                    table[t[1] as usize],
-                    table[t[2] as usize],
-                    f32::from(t[3]) / 255.0,
-                ]
-            })
-            .collect();
         Linear {
             width: texture.width,
             height: texture.height,
-            texels,
+            texels: texture.rgba8.chunks_exact(4).map(decode_texel).collect(),
         }
     }
 

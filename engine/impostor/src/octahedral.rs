@@ -45,6 +45,15 @@ pub fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+/// `a × b`, the usual formula (in sylva's left-handed frame `x × y` is still `z`).
+pub fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
 /// The centre of cell `(column, row)` of a `grid × grid` map in `[-1, 1]²`: columns run
 /// along `u`, rows along `v`.
 pub fn cell_centre(column: u32, row: u32, grid: u32) -> [f32; 2] {
@@ -154,12 +163,11 @@ mod tests {
                 assert_eq!(r[1], 0.0, "right is horizontal");
                 assert!(u[1] > 0.0, "up points up");
                 // Left-handed: right × up is the forward direction, −d.
-                let cross = [
-                    r[1] * u[2] - r[2] * u[1],
-                    r[2] * u[0] - r[0] * u[2],
-                    r[0] * u[1] - r[1] * u[0],
-                ];
-                assert!(close(cross, [-d[0], -d[1], -d[2]], 1e-5), "{cross:?} {d:?}");
+                let forward = cross(r, u);
+                assert!(
+                    close(forward, [-d[0], -d[1], -d[2]], 1e-5),
+                    "{forward:?} {d:?}"
+                );
             }
         }
         // From the south, looking north: right is east, up is up.

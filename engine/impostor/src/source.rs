@@ -2,9 +2,10 @@
 //! prepared for drawing (textures decoded to linear light, the bounding sphere of what
 //! level 0 draws).
 
-use sylva_mesh::srgb::decode_table;
+use sylva_mesh::srgb::decode_texel;
 use sylva_mesh::{Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex};
 
+use crate::octahedral::cross;
 use crate::ImpostorError;
 
 /// The alpha cutoff a blended material is drawn with: sylva draws `BLEND` alpha-tested
@@ -151,12 +152,7 @@ fn check_part(p: usize, part: &PartSource, textures: usize) -> Result<(), Impost
 fn has_area([a, b, c]: [[f32; 3]; 3]) -> bool {
     let e = [0, 1, 2].map(|i| b[i] - a[i]);
     let f = [0, 1, 2].map(|i| c[i] - a[i]);
-    let cross = [
-        e[1] * f[2] - e[2] * f[1],
-        e[2] * f[0] - e[0] * f[2],
-        e[0] * f[1] - e[1] * f[0],
-    ];
-    cross.iter().any(|&c| c != 0.0)
+    cross(e, f).iter().any(|&c| c != 0.0)
 }
 
 impl LinearTexture {
@@ -170,22 +166,10 @@ impl LinearTexture {
                 bytes: texture.rgba8.len(),
             });
         }
-        let table = decode_table();
         Ok(LinearTexture {
             width: texture.width,
             height: texture.height,
-            texels: texture
-                .rgba8
-                .chunks_exact(4)
-                .map(|t| {
-                    [
-                        table[t[0] as usize],
-                        table[t[1] as usize],
-                        table[t[2] as usize],
-                        f32::from(t[3]) / 255.0,
-                    ]
-                })
-                .collect(),
+            texels: texture.rgba8.chunks_exact(4).map(decode_texel).collect(),
         })
     }
 }

@@ -3,7 +3,7 @@
 
 use sylva_mesh::{AlphaMode, Material, TextureBinding, Vertex, WrapMode};
 
-use crate::octahedral::{dot, normalized};
+use crate::octahedral::{cross, dot, normalized};
 use crate::*;
 
 /// A prop's parts as owned data, handed to the baker as slices.
@@ -28,14 +28,9 @@ impl Mesh {
         let [a, b, c] = corners.map(|v| v.position);
         let e = [0, 1, 2].map(|i| b[i] - a[i]);
         let f = [0, 1, 2].map(|i| c[i] - a[i]);
-        let cross = [
-            e[1] * f[2] - e[2] * f[1],
-            e[2] * f[0] - e[0] * f[2],
-            e[0] * f[1] - e[1] * f[0],
-        ];
         let first = self.vertices.len() as u32;
         self.vertices.extend(corners);
-        if dot(cross, outward) >= 0.0 {
+        if dot(cross(e, f), outward) >= 0.0 {
             self.indices.extend([first, first + 1, first + 2]);
         } else {
             self.indices.extend([first, first + 2, first + 1]);

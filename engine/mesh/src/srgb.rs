@@ -21,6 +21,17 @@ pub fn decode_table() -> &'static [f32; 256] {
     })
 }
 
+/// An RGBA8 sRGB texel (4 bytes) → linear RGB and alpha as authored, in `[0, 1]`.
+pub fn decode_texel(texel: &[u8]) -> [f32; 4] {
+    let table = decode_table();
+    [
+        table[texel[0] as usize],
+        table[texel[1] as usize],
+        table[texel[2] as usize],
+        f32::from(texel[3]) / 255.0,
+    ]
+}
+
 /// Linear light → the sRGB byte whose decoded value is nearest (a search in the decode
 /// table, so encoding inverts decoding exactly).
 pub fn encode_srgb(linear: f32) -> u8 {
@@ -45,5 +56,6 @@ mod tests {
         }
         assert_eq!(encode_srgb(-1.0), 0);
         assert_eq!(encode_srgb(2.0), 255);
+        assert_eq!(decode_texel(&[0, 255, 0, 51]), [0.0, 1.0, 0.0, 0.2]);
     }
 }
