@@ -547,3 +547,57 @@ fn cells_are_sized_to_the_prop_up_to_the_largest() {
     assert_eq!(impostor.albedo.len(), 5);
     assert_eq!(stats.bytes, impostor.bytes());
 }
+
+#[test]
+fn albedo_is_factor_times_vertex_colour_times_texture_as_the_renderer_shades_it() {
+    // A 2×1 texture: opaque 50 % grey (sRGB 188) on the left, transparent on the right,
+    // clamped, so every face shows its left half and the mask cuts the right half away.
+    let texels = [188, 188, 188, 255, 188, 188, 188, 0];
+    let texture = [TextureSource {
+        width: 2,
+        height: 1,
+        rgba8: &texels,
+    }];
+    let mut block = cube(
+        1.0,
+        [0.0; 3],
+        Material {
+            base_color_factor: [0.5, 0.25, 1.0, 1.0],
+            base_color_texture: Some(TextureBinding {
+                texture: 0,
+                wrap_u: WrapMode::ClampToEdge,
+                wrap_v: WrapMode::ClampToEdge,
+            }),
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            ..Material::default()
+        },
+    );
+    for v in &mut block.vertices {
+        v.color = [255, 51, 255, 255];
+        v.uv = [v.uv[0], 0.5];
+    }
+    let (impostor, stats) = bake(&[&block], &texture).unwrap();
+    let expected = [0.5 * 0.5, 0.25 * 0.2 * 0.5, 0.5].map(sylva_mesh::srgb::encode_srgb);
+    let mut opaque = 0;
+    for texel in impostor.albedo[0].chunks_exact(4) {
+        if texel[3] == 255 {
+            assert_eq!(texel[..3], expected);
+            opaque += 1;
+        }
+    }
+    assert!(opaque > 144 * 500, "{opaque}");
+    // Alpha blends from 1 to 0 between the texel centres: it passes 0.5 on the left
+    // half of each face, half the cube's area.
+    let cube_area: f32 = (0..144)
+        .map(|i| {
+            let d = impostor.view_direction(i % 12, i / 12);
+            (d[0].abs() + d[1].abs() + d[2].abs()) / 3.0
+        })
+        .sum();
+    let kept: f32 = stats.view_coverage.iter().sum();
+    assert!(
+        (kept / cube_area - 0.5).abs() < 0.05,
+        "{}",
+        kept / cube_area
+    );
+}
