@@ -5,7 +5,9 @@
 //! sits at `(column, row) × (cell_px >> l)` in level `l` of the atlas: every texel of a
 //! level is filtered from the 2×2 texels above it *in the same cell*, and no view bleeds
 //! into another at any level. (There is no gutter; the sampler must clamp to the
-//! cell, half a texel in, at the level it reads.) Empty texels touching covered ones
+//! cell, half a texel in, at the level it reads.) Below level 0 each cell's alpha is
+//! scaled so that as many texels pass the runtime's alpha test as at level 0
+//! ([`coverage_keeping_scale`]). Empty texels touching covered ones
 //! take their colour, normal and depth at alpha 0 ([`fringe`]), so a bilinear tap
 //! across a silhouette sees no black.
 
@@ -105,6 +107,9 @@ fn finished(sum: Texel, weight: f32, of: f32) -> Texel {
 pub(crate) struct Atlases {
     grid: u32,
     cell_px: u32,
+    /// The smallest alpha byte the runtime's alpha test keeps, when levels keep level
+    /// 0's coverage.
+    alpha_threshold: Option<u8>,
     pub albedo: Vec<Vec<u8>>,
     pub normal: Vec<Vec<u8>>,
 }
@@ -114,7 +119,7 @@ pub(crate) struct Atlases {
 pub const EMPTY_NORMAL_TEXEL: [u8; 4] = [128, 128, 128, 0];
 
 impl Atlases {
-    pub fn new(grid: u32, cell_px: u32) -> Self {
+    pub fn new(grid: u32, cell_px: u32, alpha_cutoff: Option<f32>) -> Self {
         let levels = cell_px.trailing_zeros() + 1;
         let level = |l: u32| {
             let side = (grid * (cell_px >> l)) as usize;
@@ -123,6 +128,11 @@ impl Atlases {
         Atlases {
             grid,
             cell_px,
+            alpha_threshold: alpha_cutoff.map(|cutoff| {
+                (0..=255u8)
+                    .find(|&a| f32::from(a) / 255.0 >= cutoff)
+                    .unwrap_or(255)
+            }),
             albedo: (0..levels).map(|l| vec![0; level(l) * 4]).collect(),
             normal: (0..levels)
                 .map(|l| EMPTY_NORMAL_TEXEL.repeat(level(l)))
@@ -132,9 +142,19 @@ impl Atlases {
 
     /// Writes a cell's level 0 and every level below it.
     pub fn write_cell(&mut self, column: u32, row: u32, mut texels: Vec<Texel>) {
+        let passing_at_0 = self.alpha_threshold.map(|t| passing(&texels, t, 1.0));
         for l in 0..self.albedo.len() {
             let side = self.cell_px >> l;
             let width = self.grid * side;
+            let scale = match (self.alpha_threshold, passing_at_0) {
+                (Some(threshold), Some(passed)) if l > 0 => {
+                    // Level 0's share of passing texels, in this level's texels.
+                    let full = self.cell_px * self.cell_px;
+                    let target = (passed * side * side + full / 2) / full;
+                    coverage_keeping_scale(&texels, threshold, target)
+                }
+                _ => 1.0,
+            };
             for y in 0..side {
                 for x in 0..side {
                     let texel = match texels[(y * side + x) as usize] {
@@ -145,7 +165,7 @@ impl Atlases {
                         covered => covered,
                     };
                     let at = (((row * side + y) * width + column * side + x) * 4) as usize;
-                    self.albedo[l][at..at + 4].copy_from_slice(&albedo_bytes(texel));
+                    self.albedo[l][at..at + 4].copy_from_slice(&albedo_bytes(texel, scale));
                     self.normal[l][at..at + 4].copy_from_slice(&normal_bytes(texel));
                 }
             }
@@ -175,9 +195,47 @@ fn fringe(texels: &[Texel], side: u32, x: u32, y: u32) -> Option<Texel> {
     })
 }
 
-fn albedo_bytes(texel: Texel) -> [u8; 4] {
+/// Texels whose alpha byte, coverage × `scale`, passes `threshold`.
+fn passing(texels: &[Texel], threshold: u8, scale: f32) -> u32 {
+    texels
+        .iter()
+        .filter(|t| unorm(t.coverage * scale) >= threshold)
+        .count() as u32
+}
+
+/// The alpha scale under which `target` texels of a level pass the alpha test, so a
+/// cell keeps level 0's coverage at every level (Castaño, "Computing alpha mipmaps",
+/// 2010: averaging alone thins thin branches out at the coarse levels a far forest
+/// samples). Found directly rather than by search: the `target`-th largest coverage
+/// scaled onto the threshold passes at least `target` texels, the next larger value
+/// scaled onto it fewer (texels often tie); the closer wins, within [¼, 4], and no
+/// scale where leaving alpha alone is as close.
+fn coverage_keeping_scale(texels: &[Texel], threshold: u8, target: u32) -> f32 {
+    let mut covered: Vec<f32> = texels
+        .iter()
+        .map(|t| t.coverage)
+        .filter(|&c| c > 0.0)
+        .collect();
+    if target == 0 || covered.is_empty() {
+        return 1.0;
+    }
+    covered.sort_by(|a, b| b.total_cmp(a));
+    let at_least = covered[(target as usize).min(covered.len()) - 1];
+    let fewer = covered.iter().rev().copied().find(|&c| c > at_least);
+    let onto = |c: f32| (f32::from(threshold) / 255.0 / c).clamp(0.25, 4.0);
+    let miss = |s: f32| passing(texels, threshold, s).abs_diff(target);
+    let mut best = 1.0;
+    for candidate in std::iter::once(at_least).chain(fewer).map(onto) {
+        if miss(candidate) < miss(best) {
+            best = candidate;
+        }
+    }
+    best
+}
+
+fn albedo_bytes(texel: Texel, alpha_scale: f32) -> [u8; 4] {
     let [r, g, b] = texel.colour.map(sylva_mesh::srgb::encode_srgb);
-    [r, g, b, unorm(texel.coverage)]
+    [r, g, b, unorm(texel.coverage * alpha_scale)]
 }
 
 fn normal_bytes(texel: Texel) -> [u8; 4] {
@@ -237,7 +295,7 @@ mod tests {
     #[test]
     fn empty_texels_touching_the_silhouette_take_its_colour_at_alpha_zero() {
         let (grid, cell) = (1, 8);
-        let mut atlases = Atlases::new(grid, cell);
+        let mut atlases = Atlases::new(grid, cell, None);
         let mut texels = vec![Texel::default(); 64];
         texels[3 * 8 + 3] = lit(1.0, 1.0);
         atlases.write_cell(0, 0, texels);
@@ -257,7 +315,7 @@ mod tests {
     #[test]
     fn a_cells_mips_stay_inside_it() {
         let (grid, cell) = (3, 8);
-        let mut atlases = Atlases::new(grid, cell);
+        let mut atlases = Atlases::new(grid, cell, None);
         atlases.write_cell(1, 2, vec![lit(1.0, 1.0); (cell * cell) as usize]);
         for (l, level) in atlases.albedo.iter().enumerate() {
             let side = cell >> l;

@@ -38,7 +38,9 @@
 //!
 //! Mips are filtered in linear light with each texel weighted by its coverage, so
 //! empty texels neither darken silhouettes nor tilt normals, and normals are
-//! renormalised at every level.
+//! renormalised at every level; each level's alpha is scaled per cell so that the
+//! runtime's alpha test ([`ImpostorSettings::alpha_cutoff`]) keeps as many texels as at
+//! level 0.
 //!
 //! # Refusals
 //! A prop with no triangle of any area, smaller than [`ImpostorSettings::min_radius_m`],
@@ -81,6 +83,12 @@ pub struct ImpostorSettings {
     pub texels_per_m: Option<f32>,
     /// Samples per texel side (1 to 4): the silhouette's antialiasing.
     pub supersample: u32,
+    /// The cutoff the runtime alpha-tests impostor texels at. When set, each level's
+    /// alpha below level 0 is scaled per cell so that as many of its texels pass as at
+    /// level 0 (otherwise alpha is the plain mean coverage, and thin branches vanish at
+    /// the coarse levels). The default 0.5 is the middle of a silhouette's antialiased
+    /// edge (three.js's octahedral impostors clamp at 0.4–0.5).
+    pub alpha_cutoff: Option<f32>,
     /// Props whose bounding radius is smaller are refused. The default, 0.25 m, is a
     /// prop under 2.5 pixels wide at 100 m on a 1080-line, 60° screen: there its
     /// coarsest mesh costs next to nothing and an atlas buys nothing.
@@ -101,6 +109,7 @@ impl Default for ImpostorSettings {
             cell_px: 64,
             texels_per_m: Some(4.0),
             supersample: 2,
+            alpha_cutoff: Some(0.5),
             min_radius_m: 0.25,
             min_thickness_ratio: 0.02,
         }
@@ -132,6 +141,15 @@ impl ImpostorSettings {
                     "texels_per_m",
                     density.to_string(),
                     "must be a finite density above 0",
+                );
+            }
+        }
+        if let Some(cutoff) = self.alpha_cutoff {
+            if !(cutoff > 0.0 && cutoff <= 1.0) {
+                return bad(
+                    "alpha_cutoff",
+                    cutoff.to_string(),
+                    "must be above 0 and at most 1",
                 );
             }
         }
@@ -239,7 +257,7 @@ pub fn bake_impostor(
     refuse_unfit(&prop, parts.len(), settings)?;
     let grid = settings.grid;
     let cell_px = settings.cell_px_for(prop.sphere.radius);
-    let mut atlases = Atlases::new(grid, cell_px);
+    let mut atlases = Atlases::new(grid, cell_px, settings.alpha_cutoff);
     let mut target = Target::new(cell_px * settings.supersample);
     let mut projected = Vec::new();
     let mut stats = ImpostorStats {

@@ -61,6 +61,14 @@ pub fn cell_centre(column: u32, row: u32, grid: u32) -> [f32; 2] {
     [at(column), at(row)]
 }
 
+/// The cell of a `grid × grid` map whose area holds `direction`'s point (the view
+/// nearest it along the map).
+pub fn cell_of(direction: [f32; 3], grid: u32) -> (u32, u32) {
+    let [u, v] = encode(direction);
+    let at = |t: f32| (((t + 1.0) * 0.5 * grid as f32) as u32).min(grid - 1);
+    (at(u), at(v))
+}
+
 /// How one cell sees the prop: an orthographic camera on the cell's direction looking
 /// back at the centre, in sylva's left-handed frame (`right × up = forward`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -137,6 +145,20 @@ mod tests {
                 assert!(close(decode(point), d, 1e-5), "{d:?} → {point:?}");
             }
         }
+    }
+
+    #[test]
+    fn every_cells_direction_lies_in_that_cell() {
+        for column in 0..12 {
+            for row in 0..12 {
+                let d = decode(cell_centre(column, row, 12));
+                assert_eq!(cell_of(d, 12), (column, row));
+            }
+        }
+        // The cardinal directions are the corners: south (−z) is column 0, row 11.
+        assert_eq!(cell_of([0.0, 0.0, -1.0], 12), (0, 11));
+        assert_eq!(cell_of([1.0, 0.0, 0.0], 12), (11, 11));
+        assert_eq!(cell_of([0.0, 1.0, 0.0], 12), (6, 6));
     }
 
     #[test]
