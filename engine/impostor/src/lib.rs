@@ -125,7 +125,7 @@ impl ImpostorSettings {
                 reason,
             })
         };
-        if !(2..=32).contains(&self.grid) || self.grid % 2 != 0 {
+        if !(2..=32).contains(&self.grid) || !self.grid.is_multiple_of(2) {
             return bad("grid", self.grid.to_string(), "must be even, 2 to 32");
         }
         if !(4..=512).contains(&self.cell_px) || !self.cell_px.is_power_of_two() {

@@ -111,7 +111,7 @@ impl<'a> Prepared<'a> {
 }
 
 fn check_part(p: usize, part: &PartSource, textures: usize) -> Result<(), ImpostorError> {
-    if part.indices.len() % 3 != 0 {
+    if !part.indices.len().is_multiple_of(3) {
         return Err(ImpostorError::PartialTriangle {
             part: p,
             indices: part.indices.len(),

@@ -134,6 +134,15 @@ fn bake(
     bake_impostor(&parts, textures, &settings())
 }
 
+/// A material's binding of texture `index`.
+fn binding(index: u32, wrap_u: WrapMode, wrap_v: WrapMode) -> Option<TextureBinding> {
+    Some(TextureBinding {
+        texture: index,
+        wrap_u,
+        wrap_v,
+    })
+}
+
 /// An 8×8 checker of two colours with a transparent quarter.
 fn checker() -> Vec<u8> {
     (0..64)
@@ -154,11 +163,7 @@ fn checker() -> Vec<u8> {
 fn mixed_prop() -> (Mesh, Mesh) {
     let material = Material {
         base_color_factor: [1.0, 0.9, 0.8, 1.0],
-        base_color_texture: Some(TextureBinding {
-            texture: 0,
-            wrap_u: WrapMode::Repeat,
-            wrap_v: WrapMode::MirroredRepeat,
-        }),
+        base_color_texture: binding(0, WrapMode::Repeat, WrapMode::MirroredRepeat),
         alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
         double_sided: true,
         ..Material::default()
@@ -442,11 +447,7 @@ fn bad_input_and_settings_are_errors_that_name_what_is_wrong() {
         1.0,
         [0.0; 3],
         Material {
-            base_color_texture: Some(TextureBinding {
-                texture: 1,
-                wrap_u: WrapMode::Repeat,
-                wrap_v: WrapMode::Repeat,
-            }),
+            base_color_texture: binding(1, WrapMode::Repeat, WrapMode::Repeat),
             ..Material::default()
         },
     );
@@ -581,11 +582,7 @@ fn albedo_is_factor_times_vertex_colour_times_texture_as_the_renderer_shades_it(
         [0.0; 3],
         Material {
             base_color_factor: [0.5, 0.25, 1.0, 1.0],
-            base_color_texture: Some(TextureBinding {
-                texture: 0,
-                wrap_u: WrapMode::ClampToEdge,
-                wrap_v: WrapMode::ClampToEdge,
-            }),
+            base_color_texture: binding(0, WrapMode::ClampToEdge, WrapMode::ClampToEdge),
             alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
             ..Material::default()
         },
