@@ -652,3 +652,17 @@ fn kit_trees_keep_their_alpha_tested_coverage_at_coarse_levels() {
         assert!(thinned < 0.9 * at_0, "{thinned} against {at_0}");
     }
 }
+
+#[test]
+fn extreme_finite_positions_bake_or_refuse_without_panicking() {
+    for scale in [1e-30f32, 1e30, 3e38] {
+        let mut block = cube(1.0, [0.0; 3], Material::default());
+        for v in &mut block.vertices {
+            v.position = v.position.map(|c| c * scale);
+        }
+        match bake(&[&block], &[]) {
+            Ok((impostor, _)) => assert_eq!(impostor.albedo.len(), 7),
+            Err(refusal) => assert!(refusal.is_refusal(), "{scale}: {refusal}"),
+        }
+    }
+}
