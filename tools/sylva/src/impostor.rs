@@ -1,7 +1,7 @@
 //! `sylva impostor`: bakes the impostor of baked props from the cache (their level 0
 //! and textures, as the cache holds them) and reports time and bytes; with `--out`, the
 //! albedo atlas (over grey, so coverage shows) and the normal atlas side by side in one
-//! PNG. Nothing is written to the cache: impostors are not part of its entries yet.
+//! PNG, at `--level`. Nothing is written to the cache: impostors are not part of its entries yet.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -21,9 +21,12 @@ pub struct Args {
     /// The prop (`<category>/<file stem>`); every prop in the cache when left out.
     #[arg(long)]
     prop: Option<String>,
-    /// PNG of the prop's atlases (level 0): albedo over grey, then normals.
+    /// PNG of the prop's atlases: albedo over grey, then normals.
     #[arg(long, requires = "prop")]
     out: Option<PathBuf>,
+    /// The mip level `--out` shows (0 is the largest).
+    #[arg(long, default_value_t = 0, requires = "out")]
+    level: usize,
     /// Views per side of the hemi-octahedral grid.
     #[arg(long, default_value_t = ImpostorSettings::default().grid)]
     grid: u32,
@@ -81,7 +84,14 @@ pub fn run(args: Args) -> Result<()> {
             .with_context(|| format!("cache entry {}", listed.entry))?;
         let (report, impostor) = bake_prop(&prop, &view, &settings)?;
         if let (Some(out), Some(impostor)) = (&args.out, &impostor) {
-            show::write_png(out, &atlas_picture(impostor).to_png()?)?;
+            if args.level >= impostor.albedo.len() {
+                bail!(
+                    "{prop}'s atlases have {} levels; --level {} is not one",
+                    impostor.albedo.len(),
+                    args.level
+                );
+            }
+            show::write_png(out, &atlas_picture(impostor, args.level).to_png()?)?;
         } else if args.out.is_some() {
             bail!(
                 "{prop}: {}",
@@ -182,12 +192,12 @@ fn print(report: &PropImpostor, json: bool) -> Result<()> {
     Ok(())
 }
 
-/// Level 0 of both atlases side by side: albedo composited over mid grey, then the
+/// One level of both atlases side by side: albedo composited over mid grey, then the
 /// normal atlas's RGB (its alpha is depth, not coverage).
-fn atlas_picture(impostor: &Impostor) -> RgbaImage {
-    let side = impostor.atlas_px(0);
+fn atlas_picture(impostor: &Impostor, level: usize) -> RgbaImage {
+    let side = impostor.atlas_px(level);
     let mut pixels = Vec::with_capacity((side * side * 8) as usize);
-    let (albedo, normal) = (&impostor.albedo[0], &impostor.normal[0]);
+    let (albedo, normal) = (&impostor.albedo[level], &impostor.normal[level]);
     for y in 0..side {
         let row = (y * side * 4) as usize..((y + 1) * side * 4) as usize;
         for texel in albedo[row.clone()].chunks_exact(4) {
