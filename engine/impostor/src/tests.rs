@@ -206,6 +206,14 @@ fn the_same_prop_bakes_to_the_same_bytes_on_any_thread() {
     assert_eq!(first.albedo.len(), 7, "64 texels a cell down to 1");
     assert_eq!(first.albedo[0].len(), 768 * 768 * 4);
     assert_eq!(first.normal[6].len(), 12 * 12 * 4);
+    // Each level halves the atlas, as a GPU mip chain (and a cache texture blob) has it.
+    for l in 0..first.albedo.len() {
+        assert_eq!(first.atlas_px(l), first.atlas_px(0) >> l);
+        assert_eq!(
+            first.albedo[l].len(),
+            (first.atlas_px(l) as usize).pow(2) * 4
+        );
+    }
 }
 
 const GOLDEN_DIGEST: &str = "9e8208c0fd3c301d659eeab8147e4236ff4ef4fbf6f4a934963ccdd795f3de73";
