@@ -20,10 +20,9 @@
 //! Every level is filtered from the one above it, unscaled, in `f32`; only IEEE `+ − × ÷
 //! sqrt` and table look-ups, so the bytes do not depend on the thread count.
 
-use std::sync::OnceLock;
-
 use sylva_cache::format::texture::{full_chain_length, level_size};
 use sylva_cache::{BakedTexture, PixelFormat};
+use sylva_mesh::srgb::{decode_texel, encode_srgb};
 use sylva_mesh::{Texture, TextureKind};
 
 /// Bisection steps when searching a level's alpha scale (2⁻¹⁶ of its range).
@@ -131,35 +130,6 @@ fn alpha_threshold(cutoff: f32) -> u8 {
         .unwrap_or(255)
 }
 
-/// sRGB-encoded byte → linear light.
-fn decode_table() -> &'static [f32; 256] {
-    static TABLE: OnceLock<[f32; 256]> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        std::array::from_fn(|i| {
-            let c = i as f64 / 255.0;
-            let linear = if c <= 0.04045 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            };
-            linear as f32
-        })
-    })
-}
-
-/// Linear light → the sRGB byte whose decoded value is nearest (a search in the decode
-/// table, so encoding inverts decoding exactly).
-fn encode_srgb(linear: f32) -> u8 {
-    let table = decode_table();
-    let above = table.partition_point(|&v| v < linear);
-    match above {
-        0 => 0,
-        256 => 255,
-        i if linear - table[i - 1] <= table[i] - linear => (i - 1) as u8,
-        i => i as u8,
-    }
-}
-
 /// `value` in 0..=1 as the nearest byte (round half up, in range).
 fn unorm_byte(value: f32) -> u8 {
     (value.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
@@ -176,18 +146,12 @@ struct Linear {
 
 impl Linear {
     fn decode(texture: &Texture) -> Self {
-        let table = decode_table();
         let unorm = |b: u8| f32::from(b) / 255.0;
         let texels = texture
             .rgba8
             .chunks_exact(4)
             .map(|t| match texture.kind {
-                TextureKind::Color => [
-                    table[t[0] as usize],
-                    table[t[1] as usize],
-                    table[t[2] as usize],
-                    unorm(t[3]),
-                ],
+                TextureKind::Color => decode_texel(t),
                 TextureKind::Normal => [
                     unorm(t[0]) * 2.0 - 1.0,
                     unorm(t[1]) * 2.0 - 1.0,
@@ -395,9 +359,6 @@ mod tests {
         let stripes = texture(2, 2, |x, _| if x == 0 { [0, 0, 0, 255] } else { [255; 4] });
         let baked = bake(&stripes, None);
         assert_eq!(baked.levels[1], [188, 188, 188, 255]);
-        for byte in 0..=255u8 {
-            assert_eq!(encode_srgb(decode_table()[byte as usize]), byte);
-        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod bounds;
 mod material;
+pub mod srgb;
 mod vertex;
 
 pub use bounds::{Aabb, Sphere};

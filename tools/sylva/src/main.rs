@@ -8,6 +8,7 @@ mod export;
 mod files;
 mod fill;
 mod folders;
+mod impostor;
 mod lods;
 mod paint;
 mod presets;
@@ -48,6 +49,8 @@ enum Command {
     Render(render::Args),
     /// Draw one baked prop at each of its LOD levels side by side, to PNG.
     Lods(lods::Args),
+    /// Bake baked props' impostors (report time and bytes; `--out` writes the atlases).
+    Impostor(impostor::Args),
     /// Write a session as one glTF binary (GPU instancing, LODs) or a placement list.
     Export(export::Args),
     /// Bake the props of the assets folder into LOD chains in the cache folder.
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Render(args) => render::run(args),
         Command::Lods(args) => lods::run(args),
+        Command::Impostor(args) => impostor::run(args),
         Command::Export(args) => export::run(args),
         Command::Bake(args) => bake::run(args),
         Command::Watch(args) => watch::run(args),

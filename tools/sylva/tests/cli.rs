@@ -447,3 +447,38 @@ fn lods_draws_every_level_of_a_prop_side_by_side_with_its_triangles() {
         "{error}"
     );
 }
+
+#[test]
+fn impostor_bakes_a_cached_trees_atlases_and_says_why_a_pebble_has_none() {
+    let dir = temp_dir("impostor");
+    let picture = dir.join("oak.png");
+    let run = |prop: &str, out: Option<&Path>| {
+        let mut args = vec!["impostor", "--prop", prop, "--json"];
+        if let Some(out) = out {
+            args.extend(["--out", out.to_str().unwrap()]);
+        }
+        sylva(&args)
+    };
+    let report: serde_json::Value =
+        serde_json::from_str(&stdout(&run("broadleaf/oak_wide", Some(&picture)))).unwrap();
+    assert_eq!(report["refused"], serde_json::Value::Null, "{report}");
+    assert_eq!(report["views"], 144);
+    assert_eq!(report["cell_px"], 64, "a 13.6 m sphere at 4 texels a metre");
+    // 768² texels a level and 7 levels per atlas (64 texels a cell down to 1), two atlases.
+    let level_texels: u64 = (0..7).map(|l| (12u64 * (64 >> l)).pow(2)).sum();
+    assert_eq!(report["bytes"].as_u64(), Some(2 * 4 * level_texels));
+    assert!(
+        report["covered_texels"].as_u64().unwrap() > 50_000,
+        "{report}"
+    );
+    assert_eq!(png_size(&picture), (2 * 768, 768));
+
+    let pebble: serde_json::Value =
+        serde_json::from_str(&stdout(&run("pebble/flint_chip", None))).unwrap();
+    let reason = pebble["refused"].as_str().unwrap();
+    assert!(reason.contains("too small"), "{reason}");
+    let refused = run("pebble/flint_chip", Some(&dir.join("pebble.png")));
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("too small"));
+    assert!(!dir.join("pebble.png").exists());
+}

@@ -68,13 +68,14 @@ fn every_command_stops_quietly_when_its_output_is_closed() {
         .unwrap();
     assert!(status.success());
     let png = format!("{frames}/x.png");
-    let commands: [&[&str]; 9] = [
+    let commands: [&[&str]; 10] = [
         &["paint", "--preset", "presets/meadow.ron", "--at", "meadow"],
         &["replay", &journal],
         &["schema"],
         &["bake", "--cache", &cache],
         &["bake", "--cache", &cache, "--json"],
         &["check"],
+        &["impostor"],
         &["watch", "--cache", &cache],
         &["demo", "--cache", &cache, "--out", &frames],
         &[

@@ -1,0 +1,334 @@
+//! From a cell's samples to the atlases' bytes: supersamples resolved into texels,
+//! then each cell's mip chain, encoded into every level of both atlases.
+//!
+//! Cells are a power of two wide, so level `l` of a cell is `cell_px >> l` texels and
+//! sits at `(column, row) × (cell_px >> l)` in level `l` of the atlas: every texel of a
+//! level is filtered from the 2×2 texels above it *in the same cell*, and no view bleeds
+//! into another at any level. (There is no gutter; the sampler must clamp to the
+//! cell, half a texel in, at the level it reads.) Below level 0 each cell's alpha is
+//! scaled so that as many texels pass the runtime's alpha test as at level 0
+//! ([`coverage_keeping_scale`]). Empty texels touching covered ones
+//! take their colour, normal and depth at alpha 0 ([`fringe`]), so a bilinear tap
+//! across a silhouette sees no black.
+
+use crate::octahedral::normalized;
+use crate::raster::Target;
+
+/// A texel in floating point, before encoding.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Texel {
+    /// Fraction of the texel the prop covers.
+    pub coverage: f32,
+    /// Linear RGB: the mean over the covered part.
+    pub colour: [f32; 3],
+    /// Unit normal of the covered part (zero where nothing is).
+    pub normal: [f32; 3],
+    /// Mean depth of the covered part, `[-1, 1]` as [`crate::raster::Sample::depth`].
+    pub depth: f32,
+}
+
+/// The cell's texels: each the mean of its `supersample²` samples (colour, normal and
+/// depth over the covered ones).
+pub(crate) fn resolve(target: &Target, supersample: u32) -> Vec<Texel> {
+    let side = target.side / supersample;
+    let mut texels = Vec::with_capacity(side as usize * side as usize);
+    for ty in 0..side {
+        for tx in 0..side {
+            let mut covered = 0u32;
+            let mut texel = Texel::default();
+            for sy in ty * supersample..(ty + 1) * supersample {
+                for sx in tx * supersample..(tx + 1) * supersample {
+                    let sample = target.samples[(sy * target.side + sx) as usize];
+                    if sample.covered {
+                        covered += 1;
+                        add_weighted(&mut texel, 1.0, sample.colour, sample.normal, sample.depth);
+                    }
+                }
+            }
+            texels.push(finished(
+                texel,
+                covered as f32,
+                (supersample * supersample) as f32,
+            ));
+        }
+    }
+    texels
+}
+
+/// The next level of a cell `side` texels wide: coverage is the mean of the 2×2 texels
+/// above; colour, normal and depth their coverage-weighted mean (so empty texels do not
+/// darken a silhouette), the normal renormalised.
+pub(crate) fn halved(texels: &[Texel], side: u32) -> Vec<Texel> {
+    let half = side / 2;
+    let mut next = Vec::with_capacity(half as usize * half as usize);
+    for y in 0..half {
+        for x in 0..half {
+            let mut weight = 0.0f32;
+            let mut texel = Texel::default();
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let above = texels[((2 * y + dy) * side + 2 * x + dx) as usize];
+                weight += above.coverage;
+                add_weighted(
+                    &mut texel,
+                    above.coverage,
+                    above.colour,
+                    above.normal,
+                    above.depth,
+                );
+            }
+            next.push(finished(texel, weight, 4.0));
+        }
+    }
+    next
+}
+
+fn add_weighted(texel: &mut Texel, w: f32, colour: [f32; 3], normal: [f32; 3], depth: f32) {
+    for i in 0..3 {
+        texel.colour[i] += w * colour[i];
+        texel.normal[i] += w * normal[i];
+    }
+    texel.depth += w * depth;
+}
+
+/// Sums of `weight` in total over `of` equal shares turned into means.
+fn finished(sum: Texel, weight: f32, of: f32) -> Texel {
+    if weight == 0.0 {
+        return Texel::default();
+    }
+    Texel {
+        coverage: weight / of,
+        colour: sum.colour.map(|c| c / weight),
+        normal: normalized(sum.normal),
+        depth: sum.depth / weight,
+    }
+}
+
+/// Both atlases, every level, as they fill cell by cell.
+pub(crate) struct Atlases {
+    grid: u32,
+    cell_px: u32,
+    /// The smallest alpha byte the runtime's alpha test keeps, when levels keep level
+    /// 0's coverage.
+    alpha_threshold: Option<u8>,
+    pub albedo: Vec<Vec<u8>>,
+    pub normal: Vec<Vec<u8>>,
+}
+
+/// What an empty texel of the normal atlas away from the silhouette holds: the zero
+/// normal and depth 0 (the albedo atlas's are all zero).
+pub const EMPTY_NORMAL_TEXEL: [u8; 4] = [128, 128, 128, 0];
+
+impl Atlases {
+    pub fn new(grid: u32, cell_px: u32, alpha_cutoff: Option<f32>) -> Self {
+        let levels = cell_px.trailing_zeros() + 1;
+        let level = |l: u32| {
+            let side = (grid * (cell_px >> l)) as usize;
+            side * side
+        };
+        Atlases {
+            grid,
+            cell_px,
+            alpha_threshold: alpha_cutoff.map(|cutoff| {
+                (0..=255u8)
+                    .find(|&a| f32::from(a) / 255.0 >= cutoff)
+                    .unwrap_or(255)
+            }),
+            albedo: (0..levels).map(|l| vec![0; level(l) * 4]).collect(),
+            normal: (0..levels)
+                .map(|l| EMPTY_NORMAL_TEXEL.repeat(level(l)))
+                .collect(),
+        }
+    }
+
+    /// Writes a cell's level 0 and every level below it.
+    pub fn write_cell(&mut self, column: u32, row: u32, mut texels: Vec<Texel>) {
+        let passing_at_0 = self.alpha_threshold.map(|t| passing(&texels, t, 1.0));
+        for l in 0..self.albedo.len() {
+            let side = self.cell_px >> l;
+            let width = self.grid * side;
+            let scale = match (self.alpha_threshold, passing_at_0) {
+                (Some(threshold), Some(passed)) if l > 0 => {
+                    // Level 0's share of passing texels, in this level's texels.
+                    let full = self.cell_px * self.cell_px;
+                    let target = (passed * side * side + full / 2) / full;
+                    coverage_keeping_scale(&texels, threshold, target)
+                }
+                _ => 1.0,
+            };
+            for y in 0..side {
+                for x in 0..side {
+                    let texel = match texels[(y * side + x) as usize] {
+                        empty if empty.coverage == 0.0 => match fringe(&texels, side, x, y) {
+                            Some(fringe) => fringe,
+                            None => continue,
+                        },
+                        covered => covered,
+                    };
+                    let at = (((row * side + y) * width + column * side + x) * 4) as usize;
+                    self.albedo[l][at..at + 4].copy_from_slice(&albedo_bytes(texel, scale));
+                    self.normal[l][at..at + 4].copy_from_slice(&normal_bytes(texel));
+                }
+            }
+            if side > 1 {
+                texels = halved(&texels, side);
+            }
+        }
+    }
+}
+
+/// An empty texel beside covered ones (in the same cell): their coverage-weighted
+/// colour, normal and depth at coverage 0. A bilinear tap reaches one texel out, so an
+/// alpha-tested silhouette then blends with its own colour, not with black.
+fn fringe(texels: &[Texel], side: u32, x: u32, y: u32) -> Option<Texel> {
+    let mut weight = 0.0f32;
+    let mut sum = Texel::default();
+    for ny in y.saturating_sub(1)..=(y + 1).min(side - 1) {
+        for nx in x.saturating_sub(1)..=(x + 1).min(side - 1) {
+            let n = texels[(ny * side + nx) as usize];
+            weight += n.coverage;
+            add_weighted(&mut sum, n.coverage, n.colour, n.normal, n.depth);
+        }
+    }
+    (weight > 0.0).then(|| Texel {
+        coverage: 0.0,
+        ..finished(sum, weight, 1.0)
+    })
+}
+
+/// Texels whose alpha byte, coverage × `scale`, passes `threshold`.
+fn passing(texels: &[Texel], threshold: u8, scale: f32) -> u32 {
+    texels
+        .iter()
+        .filter(|t| unorm(t.coverage * scale) >= threshold)
+        .count() as u32
+}
+
+/// The alpha scale under which `target` texels of a level pass the alpha test, so a
+/// cell keeps level 0's coverage at every level (Castaño, "Computing alpha mipmaps",
+/// 2010: averaging alone thins thin branches out at the coarse levels a far forest
+/// samples). Found directly rather than by search: the `target`-th largest coverage
+/// scaled onto the threshold passes at least `target` texels, the next larger value
+/// scaled onto it fewer (texels often tie); the closer wins, within [¼, 4], and no
+/// scale where leaving alpha alone is as close.
+fn coverage_keeping_scale(texels: &[Texel], threshold: u8, target: u32) -> f32 {
+    let mut covered: Vec<f32> = texels
+        .iter()
+        .map(|t| t.coverage)
+        .filter(|&c| c > 0.0)
+        .collect();
+    if target == 0 || covered.is_empty() {
+        return 1.0;
+    }
+    covered.sort_by(|a, b| b.total_cmp(a));
+    let at_least = covered[(target as usize).min(covered.len()) - 1];
+    let fewer = covered.iter().rev().copied().find(|&c| c > at_least);
+    let onto = |c: f32| (f32::from(threshold) / 255.0 / c).clamp(0.25, 4.0);
+    let miss = |s: f32| passing(texels, threshold, s).abs_diff(target);
+    let mut best = 1.0;
+    for candidate in std::iter::once(at_least).chain(fewer).map(onto) {
+        if miss(candidate) < miss(best) {
+            best = candidate;
+        }
+    }
+    best
+}
+
+fn albedo_bytes(texel: Texel, alpha_scale: f32) -> [u8; 4] {
+    let [r, g, b] = texel.colour.map(sylva_mesh::srgb::encode_srgb);
+    [r, g, b, unorm(texel.coverage * alpha_scale)]
+}
+
+fn normal_bytes(texel: Texel) -> [u8; 4] {
+    let signed = |v: f32| unorm(v * 0.5 + 0.5);
+    let [x, y, z] = texel.normal.map(signed);
+    [x, y, z, signed(texel.depth)]
+}
+
+/// `[0, 1]` → a byte, rounding half up.
+fn unorm(v: f32) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(coverage: f32, red: f32) -> Texel {
+        Texel {
+            coverage,
+            colour: [red, 0.0, 0.0],
+            normal: [0.0, 1.0, 0.0],
+            depth: 0.5,
+        }
+    }
+
+    #[test]
+    fn empty_texels_neither_darken_nor_turn_the_level_below() {
+        let texels = [
+            lit(1.0, 0.8),
+            Texel::default(),
+            Texel::default(),
+            lit(0.5, 0.2),
+        ];
+        let [next] = halved(&texels, 2)[..] else {
+            panic!("one texel")
+        };
+        assert_eq!(next.coverage, 1.5 / 4.0);
+        // (1 × 0.8 + 0.5 × 0.2) / 1.5
+        assert!((next.colour[0] - 0.6).abs() < 1e-6);
+        assert_eq!(next.normal, [0.0, 1.0, 0.0]);
+        assert_eq!(next.depth, 0.5);
+    }
+
+    #[test]
+    fn normals_are_renormalised_at_every_level() {
+        let tilted = |x: f32| Texel {
+            normal: normalized([x, 1.0, 0.0]),
+            ..lit(1.0, 0.0)
+        };
+        let [next] = halved(&[tilted(1.0), tilted(-1.0), tilted(1.0), tilted(-1.0)], 2)[..] else {
+            panic!("one texel")
+        };
+        assert!((next.normal[1] - 1.0).abs() < 1e-6, "{:?}", next.normal);
+    }
+
+    #[test]
+    fn empty_texels_touching_the_silhouette_take_its_colour_at_alpha_zero() {
+        let (grid, cell) = (1, 8);
+        let mut atlases = Atlases::new(grid, cell, None);
+        let mut texels = vec![Texel::default(); 64];
+        texels[3 * 8 + 3] = lit(1.0, 1.0);
+        atlases.write_cell(0, 0, texels);
+        let level = &atlases.albedo[0];
+        let texel = |x: usize, y: usize| &level[(y * 8 + x) * 4..(y * 8 + x) * 4 + 4];
+        assert_eq!(texel(3, 3), [255, 0, 0, 255]);
+        for (x, y) in [(2, 2), (4, 3), (3, 4), (4, 4)] {
+            assert_eq!(texel(x, y), [255, 0, 0, 0], "({x}, {y})");
+        }
+        for (x, y) in [(1, 3), (5, 5), (0, 0)] {
+            assert_eq!(texel(x, y), [0; 4], "({x}, {y})");
+        }
+        let normal = &atlases.normal[0][(4 * 8 + 4) * 4..(4 * 8 + 4) * 4 + 4];
+        assert_eq!(normal, [128, 255, 128, 191]);
+    }
+
+    #[test]
+    fn a_cells_mips_stay_inside_it() {
+        let (grid, cell) = (3, 8);
+        let mut atlases = Atlases::new(grid, cell, None);
+        atlases.write_cell(1, 2, vec![lit(1.0, 1.0); (cell * cell) as usize]);
+        for (l, level) in atlases.albedo.iter().enumerate() {
+            let side = cell >> l;
+            let width = grid * side;
+            for (i, texel) in level.chunks_exact(4).enumerate() {
+                let (x, y) = (i as u32 % width, i as u32 / width);
+                let inside = (x / side, y / side) == (1, 2);
+                assert_eq!(texel[3] == 255, inside, "level {l} texel ({x}, {y})");
+                assert_eq!(texel == [0; 4], !inside, "level {l} texel ({x}, {y})");
+                let normal = &atlases.normal[l][i * 4..i * 4 + 4];
+                assert_eq!(normal == EMPTY_NORMAL_TEXEL, !inside);
+            }
+        }
+        assert_eq!(atlases.albedo.len(), 4, "8, 4, 2 and 1 texels a cell");
+    }
+}

@@ -1,0 +1,329 @@
+//! The impostor baker: a prop's last level of detail, a grid of pictures of it from
+//! every direction above the horizon, baked on the CPU so the bytes are the same on
+//! every machine and thread count (no GPU driver decides a texel).
+//!
+//! # The views
+//! A hemi-octahedral grid ([`octahedral`]): cell `(column, row)` of a `grid × grid`
+//! atlas is the view from the direction its centre maps to. The default grid is
+//! **12 × 12** (144 views): neighbouring views are 15° apart along the grid's axes
+//! (180° from horizon to horizon over 12 cells), so the runtime's blend of the three
+//! nearest views is never more than ~8° from one of them; 8 × 8 (22.5°) ghosts visibly
+//! on branches, and 16 × 16 at the same texel density costs 78 % more bytes for 11°
+//! (Unity's IMP defaults to 12, three.js and Godot to 16; "too many frames lowers
+//! texel density, too few distorts"). The grid is even so that no cell centre is the
+//! zenith, where a camera's "up" is undefined, and the four views nearest it are
+//! symmetric about it.
+//!
+//! Each view is an orthographic camera on its direction looking at the centre of the
+//! prop's bounding sphere, whose diameter fills the cell: `right` horizontal, `up`
+//! world up projected onto the picture ([`octahedral::ViewBasis`]). Every part is drawn
+//! at level 0 (the full mesh) by [`raster`]'s fixed-arithmetic rasteriser at
+//! `supersample²` samples per texel, alpha-tested as the renderer does (base colour
+//! factor × vertex colour × bilinear sample of the texture's largest level, discarded
+//! below the cutoff; `BLEND` at 0.5), back faces culled unless double-sided.
+//!
+//! # The atlases
+//! Two RGBA8 atlases `grid × cell_px` texels square, each with a full chain of
+//! per-cell mip levels ([`atlas`]; cells stay separate at every level, no gutter):
+//! - **albedo**: sRGB colour (as every sylva texture), alpha = the fraction of the
+//!   texel covered (supersampled, so silhouettes are antialiased);
+//! - **normal**: the prop-space unit normal as `n × ½ + ½` in RGB (prop space: the
+//!   placement's rotation applies at draw time), and in alpha the depth towards the
+//!   camera from the picture plane through the centre, `[-radius, radius]` as
+//!   `[0, 255]` (255 is the sphere's front).
+//!
+//! Empty texels touching the silhouette carry their covered neighbours' colour, normal
+//! and depth at alpha 0 (a bilinear tap across the edge blends with the prop, not with
+//! black); the rest are `[0, 0, 0, 0]` and `[128, 128, 128, 0]` (the zero normal).
+//!
+//! Mips are filtered in linear light with each texel weighted by its coverage, so
+//! empty texels neither darken silhouettes nor tilt normals, and normals are
+//! renormalised at every level; each level's alpha is scaled per cell so that the
+//! runtime's alpha test ([`ImpostorSettings::alpha_cutoff`]) keeps as many texels as at
+//! level 0.
+//!
+//! # Refusals
+//! A prop with no triangle of any area, smaller than [`ImpostorSettings::min_radius_m`],
+//! flatter than [`ImpostorSettings::min_thickness_ratio`] or invisible from every view
+//! is refused with a typed reason ([`ImpostorError::is_refusal`]); the bake keeps its
+//! coarsest mesh as its last level.
+
+pub mod atlas;
+mod error;
+pub mod octahedral;
+pub mod raster;
+mod sample;
+mod source;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::ImpostorError;
+pub use source::{PartSource, TextureSource, BLEND_AS_MASK_CUTOFF};
+use sylva_mesh::Sphere;
+
+use crate::atlas::{resolve, Atlases};
+use crate::octahedral::{cell_centre, decode, ViewBasis};
+use crate::raster::{Projection, Target};
+use crate::source::Prepared;
+
+/// How an impostor is baked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImpostorSettings {
+    /// Views per side of the hemi-octahedral grid: even, 2 to 32.
+    pub grid: u32,
+    /// Texels per side of a cell at level 0 (the largest, with `texels_per_m`): a power
+    /// of two, 4 to 512.
+    pub cell_px: u32,
+    /// When set, a cell is the smallest power of two (at least [`MIN_SIZED_CELL_PX`], at
+    /// most `cell_px`) giving the bounding sphere's diameter this many texels per metre,
+    /// so a bush does not spend a tree's bytes. The default, 4, is one texel per pixel
+    /// at 130 m on a 540-line screen with sylva's 55° field of view (the frames bench),
+    /// two pixels per texel at 1080 lines.
+    pub texels_per_m: Option<f32>,
+    /// Samples per texel side (1 to 4): the silhouette's antialiasing.
+    pub supersample: u32,
+    /// The cutoff the runtime alpha-tests impostor texels at. When set, each level's
+    /// alpha below level 0 is scaled per cell so that as many of its texels pass as at
+    /// level 0 (otherwise alpha is the plain mean coverage, and thin branches vanish at
+    /// the coarse levels). The default 0.5 is the middle of a silhouette's antialiased
+    /// edge (three.js's octahedral impostors clamp at 0.4–0.5).
+    pub alpha_cutoff: Option<f32>,
+    /// Props whose bounding radius is smaller are refused. The default, 0.25 m, is a
+    /// prop under 2.5 pixels wide at 100 m on a 1080-line, 60° screen: there its
+    /// coarsest mesh costs next to nothing and an atlas buys nothing.
+    pub min_radius_m: f32,
+    /// Props whose thinnest side of their box is below this share of their widest are
+    /// refused: from the side they are a sliver less than a texel, and a flat prop's
+    /// mesh is a handful of triangles anyway.
+    pub min_thickness_ratio: f32,
+}
+
+impl Default for ImpostorSettings {
+    /// 12 × 12 views of up to 64 texels at 4 texels per metre (a tree's atlas 768² per
+    /// level, 3.1 MB per atlas with its mips; a 2 m bush's 192²), 2 × 2 samples per
+    /// texel.
+    fn default() -> Self {
+        ImpostorSettings {
+            grid: 12,
+            cell_px: 64,
+            texels_per_m: Some(4.0),
+            supersample: 2,
+            alpha_cutoff: Some(0.5),
+            min_radius_m: 0.25,
+            min_thickness_ratio: 0.02,
+        }
+    }
+}
+
+impl ImpostorSettings {
+    fn check(&self) -> Result<(), ImpostorError> {
+        let bad = |field, value: String, reason| {
+            Err(ImpostorError::Settings {
+                field,
+                value,
+                reason,
+            })
+        };
+        if !(2..=32).contains(&self.grid) || !self.grid.is_multiple_of(2) {
+            return bad("grid", self.grid.to_string(), "must be even, 2 to 32");
+        }
+        if !(4..=512).contains(&self.cell_px) || !self.cell_px.is_power_of_two() {
+            return bad(
+                "cell_px",
+                self.cell_px.to_string(),
+                "must be a power of two, 4 to 512",
+            );
+        }
+        if let Some(density) = self.texels_per_m {
+            if !(density > 0.0 && density.is_finite()) {
+                return bad(
+                    "texels_per_m",
+                    density.to_string(),
+                    "must be a finite density above 0",
+                );
+            }
+        }
+        if let Some(cutoff) = self.alpha_cutoff {
+            if !(cutoff > 0.0 && cutoff <= 1.0) {
+                return bad(
+                    "alpha_cutoff",
+                    cutoff.to_string(),
+                    "must be above 0 and at most 1",
+                );
+            }
+        }
+        if !(1..=4).contains(&self.supersample) {
+            return bad(
+                "supersample",
+                self.supersample.to_string(),
+                "must be 1 to 4",
+            );
+        }
+        if !(self.min_radius_m >= 0.0 && self.min_radius_m.is_finite()) {
+            return bad(
+                "min_radius_m",
+                self.min_radius_m.to_string(),
+                "must be a finite length, 0 or more",
+            );
+        }
+        if !(0.0..1.0).contains(&self.min_thickness_ratio) {
+            return bad(
+                "min_thickness_ratio",
+                self.min_thickness_ratio.to_string(),
+                "must be at least 0 and below 1",
+            );
+        }
+        Ok(())
+    }
+
+    /// Texels per side of the cells of a prop whose bounding sphere has `radius_m`.
+    pub fn cell_px_for(&self, radius_m: f32) -> u32 {
+        let Some(density) = self.texels_per_m else {
+            return self.cell_px;
+        };
+        let wanted = 2.0 * radius_m * density;
+        let mut px = MIN_SIZED_CELL_PX.min(self.cell_px);
+        while (px as f32) < wanted && px < self.cell_px {
+            px *= 2;
+        }
+        px
+    }
+}
+
+/// The smallest cell [`ImpostorSettings::texels_per_m`] sizes: 8 texels still shows a
+/// silhouette, and its mips stay whole texels.
+pub const MIN_SIZED_CELL_PX: u32 = 8;
+
+/// A baked impostor: the two atlases with their mip chains and the sphere they were
+/// fitted to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Impostor {
+    /// Views per side.
+    pub grid: u32,
+    /// Texels per side of a cell at level 0.
+    pub cell_px: u32,
+    /// The bounding sphere (prop space) each view's camera is fitted to: the cell is
+    /// its diameter, centred.
+    pub bounds: Sphere,
+    /// RGBA8 (sRGB colour, coverage) per level, largest first; level `l` is
+    /// [`Impostor::atlas_px`]`(l)` texels square, rows top to bottom.
+    pub albedo: Vec<Vec<u8>>,
+    /// RGBA8 (prop-space normal, depth) per level, laid out as `albedo`.
+    pub normal: Vec<Vec<u8>>,
+}
+
+impl Impostor {
+    /// Texels per side of the atlas at `level`.
+    pub fn atlas_px(&self, level: usize) -> u32 {
+        self.grid * (self.cell_px >> level)
+    }
+
+    /// Unit vector from the prop's centre towards the camera of cell `(column, row)`.
+    pub fn view_direction(&self, column: u32, row: u32) -> [f32; 3] {
+        decode(cell_centre(column, row, self.grid))
+    }
+
+    /// Bytes of both atlases, every level.
+    pub fn bytes(&self) -> usize {
+        self.albedo.iter().chain(&self.normal).map(Vec::len).sum()
+    }
+}
+
+/// What a bake did (the caller times it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImpostorStats {
+    pub views: u32,
+    /// Triangles of non-zero area drawn in every view.
+    pub triangles: u64,
+    /// Texels of level 0 the prop covers at all, over every cell.
+    pub covered_texels: u64,
+    /// Per view (row-major over the grid), the share of its cell's area covered: the
+    /// silhouette's area over the square of the sphere's diameter.
+    pub view_coverage: Vec<f32>,
+    /// Both atlases, every level.
+    pub bytes: usize,
+}
+
+/// Bakes the impostor of the prop made of `parts` (level 0 of each), whose materials
+/// index `textures`. Pure: plain data in, atlases out; one thread, a fixed order.
+pub fn bake_impostor(
+    parts: &[PartSource<'_>],
+    textures: &[TextureSource<'_>],
+    settings: &ImpostorSettings,
+) -> Result<(Impostor, ImpostorStats), ImpostorError> {
+    settings.check()?;
+    let prop = Prepared::new(parts, textures)?;
+    refuse_unfit(&prop, parts.len(), settings)?;
+    let grid = settings.grid;
+    let cell_px = settings.cell_px_for(prop.sphere.radius);
+    let mut atlases = Atlases::new(grid, cell_px, settings.alpha_cutoff);
+    let mut target = Target::new(cell_px * settings.supersample);
+    let mut projected = Vec::new();
+    let mut stats = ImpostorStats {
+        views: grid * grid,
+        triangles: prop.triangles,
+        ..ImpostorStats::default()
+    };
+    let cell_texels = (cell_px * cell_px) as f32;
+    for row in 0..grid {
+        for column in 0..grid {
+            let basis = ViewBasis::looking_from(decode(cell_centre(column, row, grid)));
+            let projection = Projection::new(basis, prop.sphere, target.side);
+            target.clear();
+            for part in &prop.parts {
+                target.draw(&projection, part, &prop.textures, &mut projected);
+            }
+            let texels = resolve(&target, settings.supersample);
+            let covered = texels.iter().filter(|t| t.coverage > 0.0).count();
+            stats.covered_texels += covered as u64;
+            let area: f32 = texels.iter().map(|t| t.coverage).sum();
+            stats.view_coverage.push(area / cell_texels);
+            atlases.write_cell(column, row, texels);
+        }
+    }
+    if stats.covered_texels == 0 {
+        return Err(ImpostorError::Invisible {
+            views: stats.views,
+            triangles: prop.triangles,
+        });
+    }
+    let impostor = Impostor {
+        grid,
+        cell_px,
+        bounds: prop.sphere,
+        albedo: atlases.albedo,
+        normal: atlases.normal,
+    };
+    stats.bytes = impostor.bytes();
+    Ok((impostor, stats))
+}
+
+/// The refusals known before drawing: empty, too small, flat.
+fn refuse_unfit(
+    prop: &Prepared,
+    parts: usize,
+    settings: &ImpostorSettings,
+) -> Result<(), ImpostorError> {
+    if prop.triangles == 0 {
+        return Err(ImpostorError::Empty { parts });
+    }
+    let radius_m = prop.sphere.radius;
+    if radius_m < settings.min_radius_m {
+        return Err(ImpostorError::TooSmall {
+            radius_m,
+            min_radius_m: settings.min_radius_m,
+        });
+    }
+    let sides: [f32; 3] = std::array::from_fn(|i| prop.bounds.max[i] - prop.bounds.min[i]);
+    let thickness_m = sides[0].min(sides[1]).min(sides[2]);
+    let extent_m = sides[0].max(sides[1]).max(sides[2]);
+    if thickness_m < settings.min_thickness_ratio * extent_m {
+        return Err(ImpostorError::Flat {
+            thickness_m,
+            extent_m,
+            min_ratio: settings.min_thickness_ratio,
+        });
+    }
+    Ok(())
+}
