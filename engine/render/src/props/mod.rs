@@ -81,6 +81,18 @@ pub struct PropsRenderer {
     shadow_cameras: Vec<ShadowCamera>,
     /// Visible slots per view: the camera first, then each directional light.
     views: Vec<VisibleList>,
+    /// What the views were last culled for, and what the camera's view drew: a frame
+    /// with the same views and nothing changed since (no bucket, no prop) draws those
+    /// lists again, whose compact buffers still hold their instances.
+    culled: Option<(CullViews, DrawStats)>,
+}
+
+/// The views a cull was made for.
+#[derive(Clone, Debug, PartialEq)]
+struct CullViews {
+    camera: glam::Mat4,
+    lights: Vec<glam::Mat4>,
+    reach: Vec<LightReach>,
 }
 
 impl PropsRenderer {
@@ -105,6 +117,7 @@ impl PropsRenderer {
             buckets: BTreeMap::new(),
             shadow_cameras: Vec::new(),
             views: Vec::new(),
+            culled: None,
         }
     }
 
@@ -139,6 +152,7 @@ impl PropsRenderer {
             })
             .collect();
         self.props.insert(prop, gpu);
+        self.culled = None;
         self.release_unused_textures();
         Ok(())
     }
@@ -147,6 +161,7 @@ impl PropsRenderer {
     /// no other loaded prop uses are released.
     pub fn remove_prop(&mut self, prop: PropKey) {
         self.props.remove(&prop);
+        self.culled = None;
         self.release_unused_textures();
     }
 
@@ -173,6 +188,7 @@ impl PropsRenderer {
     /// go too.
     pub fn adopt_registry(&mut self, keys: &[(PropKey, PropKey)]) {
         self.buckets.clear();
+        self.culled = None;
         let mut previous = std::mem::take(&mut self.props);
         self.props = keys
             .iter()
@@ -190,6 +206,9 @@ impl PropsRenderer {
         registry: &PlacementRegistry,
         changes: &BucketChanges,
     ) {
+        if !changes.is_empty() {
+            self.culled = None;
+        }
         for key in changes.removed() {
             self.buckets.remove(key);
         }
@@ -226,7 +245,8 @@ impl PropsRenderer {
     /// those the camera at `view_proj` sees, and for every directional light those
     /// inside its shadow box whose shadow can fall into the camera's view (as far as
     /// `light_reach[i]` says light `i`'s shadows go; a light without one keeps its
-    /// whole box).
+    /// whole box). Views and instances unchanged since the last frame are not culled
+    /// again.
     /// Returns what the camera's view will draw.
     pub fn prepare_frame(
         &mut self,
@@ -237,22 +257,33 @@ impl PropsRenderer {
         light_reach: &[LightReach],
     ) -> DrawStats {
         self.prepare_shadows(renderer, ready);
+        let for_views = CullViews {
+            camera: view_proj,
+            lights: ready
+                .directional_light_cameras
+                .iter()
+                .map(|c| convert::from_mat4(c.view_proj()))
+                .collect(),
+            reach: light_reach.to_vec(),
+        };
+        if let Some((views, stats)) = &self.culled {
+            if *views == for_views {
+                return stats.clone();
+            }
+        }
         let camera = Frustum::from_view_proj(view_proj);
-        let lights: Vec<(Frustum, Option<&LightReach>)> = ready
-            .directional_light_cameras
+        let lights: Vec<(Frustum, Option<&LightReach>)> = for_views
+            .lights
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                let frustum = Frustum::from_view_proj(convert::from_mat4(c.view_proj()));
-                (frustum, light_reach.get(i))
-            })
+            .map(|(i, view_proj)| (Frustum::from_view_proj(*view_proj), light_reach.get(i)))
             .collect();
         let views = 1 + lights.len();
         while self.views.len() < views {
             self.views.push(VisibleList::new(renderer));
         }
         for view in &mut self.views {
-            view.clear();
+            view.slots.clear();
         }
         let (vertex_bytes, index_bytes) = self.memory();
         let mut stats = DrawStats {
@@ -273,21 +304,24 @@ impl PropsRenderer {
                 blocks: &bucket.blocks,
                 part: part.bounds,
             };
-            seen[0].add_bucket(
+            seen[0].slots.add_bucket(
                 key,
                 &instances,
                 |c, r| camera.intersects_sphere(c, r),
                 |c, r| camera.contains_sphere(c, r),
             );
             for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
-                view.add_bucket(
+                view.slots.add_bucket(
                     key,
                     &instances,
                     |c, r| {
                         frustum.intersects_sphere(c, r)
                             && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
                     },
-                    |_, _| false,
+                    |c, r| {
+                        frustum.contains_sphere(c, r)
+                            && light.is_none_or(|l| camera.holds_shadows_of_all(c, r, l))
+                    },
                 );
             }
             if let Some(seen) = self.views[0].range(&key) {
@@ -318,6 +352,7 @@ impl PropsRenderer {
         }
         // Submitted before the frame's passes, after the mirrors' pending uploads.
         renderer.queue.submit(Some(encoder.finish()));
+        self.culled = Some((for_views, stats.clone()));
         stats
     }
 
