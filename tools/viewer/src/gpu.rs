@@ -347,7 +347,7 @@ impl CursorLayer {
             }
         }
         self.registry.drain_changes(&mut self.changes);
-        self.renderer.sync(renderer, &self.registry, &self.changes);
+        self.renderer.sync(&self.registry, &self.changes);
     }
 }
 

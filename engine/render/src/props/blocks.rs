@@ -32,12 +32,18 @@ impl SlotBlock {
     };
 
     fn of(transforms: &[Mat4]) -> Self {
+        Self::measure(transforms, &mut vec![0.0; transforms.len()])
+    }
+
+    /// The bounds of `transforms`, writing each one's scale into `scales`.
+    fn measure(transforms: &[Mat4], scales: &mut [f32]) -> Self {
         let mut block = Self::EMPTY;
-        for model in transforms {
+        for (model, scale) in transforms.iter().zip(scales) {
             let origin = model.w_axis.truncate();
+            *scale = largest_axis(model);
             block.min = block.min.min(origin);
             block.max = block.max.max(origin);
-            block.max_scale = block.max_scale.max(largest_axis(model));
+            block.max_scale = block.max_scale.max(*scale);
         }
         block
     }
@@ -85,6 +91,9 @@ pub const FANOUT: usize = 16;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SlotBlocks {
     levels: Vec<Vec<SlotBlock>>,
+    /// Each live slot's scale (its transform's largest axis), so testing instances one
+    /// by one takes no square roots.
+    scales: Vec<f32>,
 }
 
 impl SlotBlocks {
@@ -97,13 +106,15 @@ impl SlotBlocks {
             self.levels.push(Vec::new());
         }
         let blocks = &mut self.levels[0];
+        let scales = &mut self.scales;
+        scales.resize(live, 0.0);
         let count = live.div_ceil(BLOCK_SLOTS);
         let old = blocks.len();
         blocks.resize(count, SlotBlock::EMPTY);
         let mut changed = Vec::new();
         let mut recompute = |blocks: &mut Vec<SlotBlock>, block: usize| {
             let slots = block * BLOCK_SLOTS..((block + 1) * BLOCK_SLOTS).min(live);
-            blocks[block] = SlotBlock::of(&transforms[slots]);
+            blocks[block] = SlotBlock::measure(&transforms[slots.clone()], &mut scales[slots]);
             if changed.last() != Some(&block) {
                 changed.push(block);
             }
@@ -153,6 +164,11 @@ impl SlotBlocks {
             level += 1;
         }
         self.levels.truncate(level + 1);
+    }
+
+    /// The scale of the instance in `slot` (its transform's largest axis).
+    pub fn scale(&self, slot: u32) -> f32 {
+        self.scales[slot as usize]
     }
 
     /// The top level: one node over every block (none when there are no live slots).

@@ -1,20 +1,19 @@
-//! Which instances a view can see: bounding spheres against the view's frustum. The
-//! visible slots of each bucket, as runs, are copied on the GPU from the bucket's
-//! mirror into one compact instance buffer per view, which the draws read as plain
-//! per-instance attributes.
+//! Which instances a view can see: bounding spheres against the view's frustum, a
+//! bucket's tree of slot bounds walked from the top. The visible slots of each bucket,
+//! as runs, are written from the registry into one compact instance buffer per view,
+//! which the draws read as plain per-instance attributes.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use glam::{Mat4, Vec3, Vec4};
 use rend3::Renderer;
-use wgpu::{Buffer, BufferUsages, CommandEncoder};
+use wgpu::{Buffer, BufferUsages};
 
-use sylva_buckets::BucketKey;
+use sylva_buckets::{BucketKey, PlacementRegistry};
 
 use super::blocks::{largest_axis, Node, SlotBlocks};
-use super::bucket::GpuBucket;
-use super::pipelines::{instance_buffer, INSTANCE_STRIDE};
+use super::pipelines::instance_buffer;
 
 /// The clip-space half-spaces of a view, from its view-projection matrix (wgpu clip
 /// space: `−w ≤ x, y ≤ w`, `0 ≤ z ≤ w`; with rend3's infinite reverse-Z projection the
@@ -212,9 +211,11 @@ impl VisibleSlots {
         } else if holds_all(center, radius) {
             runs.extend(self, slots, true);
         } else if node.is_block() {
+            let part = instances.part;
             for slot in slots {
                 let model = &instances.transforms[slot as usize];
-                let (center, radius) = instances.part.transformed(model);
+                let center = model.transform_point3(part.center);
+                let radius = part.radius * instances.blocks.scale(slot);
                 runs.extend(self, slot..slot + 1, draws(center, radius));
             }
         } else {
@@ -237,13 +238,14 @@ impl VisibleSlots {
     }
 }
 
-/// The instances one view draws ([`VisibleSlots`]) and the compact buffer they are
-/// copied into.
+/// The instances one view draws ([`VisibleSlots`]) and the buffer they are written to.
 pub struct VisibleList {
     buffer: Buffer,
     /// Instances `buffer` holds.
     capacity: usize,
     pub slots: VisibleSlots,
+    /// The instances of the last upload, kept for its allocation.
+    staging: Vec<Mat4>,
 }
 
 impl VisibleList {
@@ -252,37 +254,32 @@ impl VisibleList {
             buffer: allocate(renderer, FIRST_CAPACITY),
             capacity: FIRST_CAPACITY,
             slots: VisibleSlots::default(),
+            staging: Vec::new(),
         }
     }
 
-    /// Records the copies that fill this view's buffer from the buckets' mirrors,
-    /// growing the buffer by doubling when needed (its old contents are not kept: every
-    /// cull rewrites them).
-    pub fn copy_from(
-        &mut self,
-        renderer: &Renderer,
-        encoder: &mut CommandEncoder,
-        mirrors: &BTreeMap<BucketKey, GpuBucket>,
-    ) {
+    /// Writes the instances this view draws, run by run from `registry`'s buckets, into
+    /// its buffer in one upload, growing the buffer by doubling when needed (its old
+    /// contents are not kept: every cull rewrites them). Returns how many it wrote.
+    pub fn upload(&mut self, renderer: &Renderer, registry: &PlacementRegistry) -> usize {
         let len = self.slots.len as usize;
         if len > self.capacity {
             self.capacity = len.next_power_of_two();
             self.buffer = allocate(renderer, self.capacity);
         }
-        let mut destination = 0u64;
+        self.staging.clear();
         for (key, run) in &self.slots.runs {
-            let bytes = run.len() as u64 * INSTANCE_STRIDE;
-            if let Some(mirror) = mirrors.get(key) {
-                encoder.copy_buffer_to_buffer(
-                    &mirror.buffer,
-                    u64::from(run.start) * INSTANCE_STRIDE,
-                    &self.buffer,
-                    destination,
-                    bytes,
-                );
-            }
-            destination += bytes;
+            let transforms = registry.bucket(*key).map_or(&[][..], |b| b.transforms());
+            let run = run.start as usize..run.end as usize;
+            // Culling listed only live slots of the registry it was handed.
+            self.staging.extend_from_slice(&transforms[run]);
         }
+        if !self.staging.is_empty() {
+            renderer
+                .queue
+                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(&self.staging));
+        }
+        self.staging.len()
     }
 
     /// A bucket's visible instances in [`Self::buffer`].

@@ -28,7 +28,7 @@ pub use geometry::{
 };
 pub use pipelines::INSTANCE_STRIDE;
 
-use bucket::GpuBucket;
+use bucket::BucketBounds;
 pub use cull::LightReach;
 use cull::{Frustum, Instances, VisibleList};
 use pipelines::Pipelines;
@@ -56,6 +56,9 @@ pub struct DrawStats {
     pub shadow_draw_calls: usize,
     /// Instances drawn into the shadow maps, all lights.
     pub shadow_instances: usize,
+    /// Instances written to the GPU for this frame's views: those they draw, or none
+    /// when the last frame's cull still holds.
+    pub uploaded_instances: usize,
     /// Bytes of vertex data on the GPU (each part's buffer counted once).
     pub vertex_bytes: u64,
     /// Bytes of index data on the GPU, all levels.
@@ -67,9 +70,9 @@ struct ShadowCamera {
     bind_group: BindGroup,
 }
 
-/// The props plugin of a rend3 renderer: every loaded prop's parts on the GPU, a GPU
-/// mirror of every registry bucket, and per frame the culled instance lists its
-/// render-graph nodes draw.
+/// The props plugin of a rend3 renderer: every loaded prop's parts on the GPU, the
+/// bounds of every registry bucket's slots, and per frame the culled instances its
+/// render-graph nodes draw, written to the GPU view by view.
 pub struct PropsRenderer {
     pipelines: Pipelines,
     sampler: Sampler,
@@ -77,7 +80,7 @@ pub struct PropsRenderer {
     /// One GPU texture per texture key, while a loaded part uses it.
     textures: BTreeMap<[u8; 32], BindingTexture>,
     props: BTreeMap<PropKey, Vec<GpuPart>>,
-    buckets: BTreeMap<BucketKey, GpuBucket>,
+    buckets: BTreeMap<BucketKey, BucketBounds>,
     shadow_cameras: Vec<ShadowCamera>,
     /// Visible slots per view: the camera first, then each directional light.
     views: Vec<VisibleList>,
@@ -197,15 +200,9 @@ impl PropsRenderer {
         self.release_unused_textures();
     }
 
-    /// Applies what the registry changed since the last drain: frees removed buckets,
-    /// grows buffers that must grow (copying live slots on the GPU) and uploads only the
-    /// dirty slot runs.
-    pub fn sync(
-        &mut self,
-        renderer: &Renderer,
-        registry: &PlacementRegistry,
-        changes: &BucketChanges,
-    ) {
+    /// Applies what the registry changed since the last drain: forgets removed buckets
+    /// and recomputes the bounds of blocks with dirty slots.
+    pub fn sync(&mut self, registry: &PlacementRegistry, changes: &BucketChanges) {
         if !changes.is_empty() {
             self.culled = None;
         }
@@ -216,15 +213,7 @@ impl PropsRenderer {
             let Some(bucket) = registry.bucket(update.key) else {
                 continue;
             };
-            let gpu = self
-                .buckets
-                .entry(update.key)
-                .or_insert_with(|| GpuBucket::new(renderer, bucket.capacity() as usize));
-            if let Some(capacity) = update.reallocate_to {
-                gpu.reserve(renderer, capacity as usize);
-            }
-            gpu.write(
-                renderer,
+            self.buckets.entry(update.key).or_default().update(
                 bucket.transforms(),
                 changes.dirty_runs(update),
                 update.len as usize,
@@ -241,7 +230,8 @@ impl PropsRenderer {
     }
 
     /// Readies a frame: the shadow cameras, and the instances each view draws, culled
-    /// by bounding sphere against `registry`'s transforms, which the buckets mirror:
+    /// by bounding sphere against `registry`'s transforms (the buckets' bounds follow
+    /// them through [`Self::sync`]) and written to each view's instance buffer:
     /// those the camera at `view_proj` sees, and for every directional light those
     /// inside its shadow box whose shadow can fall into the camera's view (as far as
     /// `light_reach[i]` says light `i`'s shadows go; a light without one keeps its
@@ -342,22 +332,21 @@ impl PropsRenderer {
                 }
             }
         }
-        let mut encoder = renderer
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("cull props"),
-            });
         for view in &mut self.views[..views] {
-            view.copy_from(renderer, &mut encoder, &self.buckets);
+            stats.uploaded_instances += view.upload(renderer, registry);
         }
-        // Submitted before the frame's passes, after the mirrors' pending uploads.
-        renderer.queue.submit(Some(encoder.finish()));
-        self.culled = Some((for_views, stats.clone()));
+        let reused = DrawStats {
+            uploaded_instances: 0,
+            ..stats.clone()
+        };
+        self.culled = Some((for_views, reused));
         stats
     }
 
     /// Every non-empty bucket whose part exists, with the part and level to draw.
-    fn drawable(&self) -> impl Iterator<Item = (BucketKey, &GpuPart, &upload::GpuLod, &GpuBucket)> {
+    fn drawable(
+        &self,
+    ) -> impl Iterator<Item = (BucketKey, &GpuPart, &upload::GpuLod, &BucketBounds)> {
         drawable(&self.props, &self.buckets)
     }
 
@@ -395,8 +384,8 @@ impl PropsRenderer {
 /// Every non-empty bucket whose part exists, with the part and level to draw.
 fn drawable<'a>(
     props: &'a BTreeMap<PropKey, Vec<GpuPart>>,
-    buckets: &'a BTreeMap<BucketKey, GpuBucket>,
-) -> impl Iterator<Item = (BucketKey, &'a GpuPart, &'a upload::GpuLod, &'a GpuBucket)> {
+    buckets: &'a BTreeMap<BucketKey, BucketBounds>,
+) -> impl Iterator<Item = (BucketKey, &'a GpuPart, &'a upload::GpuLod, &'a BucketBounds)> {
     buckets
         .iter()
         .filter(|(_, b)| b.count > 0)
