@@ -31,6 +31,8 @@ impl SlotBlock {
         max_scale: 0.0,
     };
 
+    /// The bounds of `transforms` (the tests' reference).
+    #[cfg(test)]
     fn of(transforms: &[Mat4]) -> Self {
         Self::measure(transforms, &mut vec![0.0; transforms.len()])
     }

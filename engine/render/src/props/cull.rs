@@ -12,7 +12,7 @@ use wgpu::{Buffer, BufferUsages};
 
 use sylva_buckets::{BucketKey, PlacementRegistry};
 
-use super::blocks::{largest_axis, Node, SlotBlocks};
+use super::blocks::{Node, SlotBlocks};
 use super::pipelines::instance_buffer;
 
 /// The clip-space half-spaces of a view, from its view-projection matrix (wgpu clip
@@ -118,11 +118,13 @@ pub struct Sphere {
 }
 
 impl Sphere {
-    /// The sphere of an instance placed by `model` (scale taken as its largest axis).
+    /// The sphere of an instance placed by `model` (scale taken as its largest axis):
+    /// what culling computes slot by slot, with the scale cached beside the blocks.
+    #[cfg(test)]
     pub fn transformed(self, model: &Mat4) -> (Vec3, f32) {
         (
             model.transform_point3(self.center),
-            self.radius * largest_axis(model),
+            self.radius * super::blocks::largest_axis(model),
         )
     }
 
