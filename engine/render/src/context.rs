@@ -68,7 +68,7 @@ impl RenderContext {
         drop(data_core);
         let skybox = SkyboxRoutine::new(&renderer, &base.interfaces);
         let tonemapping = TonemappingRoutine::new(&renderer, &base.interfaces, output_format);
-        let fog = FogRoutine::new(&renderer, &base.interfaces);
+        let fog = FogRoutine::new(&renderer);
         Ok(Self {
             renderer,
             base,

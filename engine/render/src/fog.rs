@@ -6,18 +6,16 @@
 
 use std::borrow::Cow;
 
-use rend3::graph::{
-    DataHandle, RenderGraph, RenderPassTarget, RenderPassTargets, RenderTargetHandle,
-};
+use glam::{Mat4, Vec3};
+use rend3::graph::{RenderGraph, RenderPassTarget, RenderPassTargets, RenderTargetHandle};
 use rend3::util::bind_merge::{BindGroupBuilder, BindGroupLayoutBuilder};
 use rend3::Renderer;
-use rend3_routine::common::WholeFrameInterfaces;
 use sylva_terrain::Terrain;
 use wgpu::util::{BufferInitDescriptor, DeviceExt};
 use wgpu::{
-    BindGroup, BindGroupLayout, BindingType, BlendComponent, BlendFactor, BlendOperation,
-    BlendState, Buffer, BufferBindingType, BufferUsages, Color, ColorTargetState, ColorWrites,
-    FragmentState, MultisampleState, PipelineLayoutDescriptor, PrimitiveState, RenderPipeline,
+    BindGroupLayout, BindingType, BlendComponent, BlendFactor, BlendOperation, BlendState, Buffer,
+    BufferBindingType, BufferUsages, Color, ColorTargetState, ColorWrites, FragmentState,
+    MultisampleState, PipelineLayoutDescriptor, PrimitiveState, RenderPipeline,
     RenderPipelineDescriptor, ShaderModuleDescriptor, ShaderSource, ShaderStages, TextureFormat,
     TextureSampleType, TextureViewDimension, VertexState,
 };
@@ -53,9 +51,16 @@ impl Fog {
         }
     }
 
-    fn uniform(&self) -> [f32; 8] {
+    /// The shader's `FogData` for a camera at `eye` whose view-projection is
+    /// `view_proj`.
+    fn uniform(&self, view_proj: Mat4, eye: Vec3) -> [f32; 28] {
+        let mut data = [0.0; 28];
+        data[..16].copy_from_slice(&view_proj.inverse().to_cols_array());
+        data[16..19].copy_from_slice(&eye.to_array());
         let [r, g, b] = HORIZON;
-        [r, g, b, 1.0, self.distance, self.height, self.floor, 0.0]
+        let air = [r, g, b, 1.0, self.distance, self.height, self.floor, 0.0];
+        data[20..].copy_from_slice(&air);
+        data
     }
 }
 
@@ -68,7 +73,7 @@ pub struct FogRoutine {
 
 impl FogRoutine {
     /// The pass for HDR colour targets of rend3-routine's base graph.
-    pub fn new(renderer: &Renderer, interfaces: &WholeFrameInterfaces) -> Self {
+    pub fn new(renderer: &Renderer) -> Self {
         let device = &renderer.device;
         let layout = BindGroupLayoutBuilder::new()
             .append(
@@ -96,7 +101,7 @@ impl FogRoutine {
         });
         let pipeline_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: Some("sylva fog"),
-            bind_group_layouts: &[&interfaces.forward_uniform_bgl, &layout],
+            bind_group_layouts: &[&layout],
             push_constant_ranges: &[],
         });
         // Colour towards the haze by the fragment's alpha; the target's alpha stays.
@@ -136,7 +141,7 @@ impl FogRoutine {
         });
         let uniform = device.create_buffer_init(&BufferInitDescriptor {
             label: Some("sylva fog"),
-            contents: bytemuck::cast_slice(&[0f32; 8]),
+            contents: bytemuck::cast_slice(&[0f32; 28]),
             usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST,
         });
         Self {
@@ -147,15 +152,17 @@ impl FogRoutine {
     }
 
     /// Hazes `color` by `fog` from the depth in `depth` (a single-sampled target that
-    /// allows texture binding); add it after the last opaque pass, before tone mapping.
+    /// allows texture binding) drawn by a camera at `eye` whose view-projection is
+    /// `view_proj`; add it after the last opaque pass, before tone mapping.
     pub fn add_to_graph<'node>(
         &'node self,
         graph: &mut RenderGraph<'node>,
         color: RenderTargetHandle,
         depth: RenderTargetHandle,
-        forward_uniform_bg: DataHandle<BindGroup>,
+        (view_proj, eye): (Mat4, Vec3),
         fog: Fog,
     ) {
+        let uniform = fog.uniform(view_proj, eye);
         let mut builder = graph.add_node("sylva fog");
         let depth = builder.add_render_target_input(depth);
         let color = builder.add_render_target_output(color);
@@ -167,14 +174,13 @@ impl FogRoutine {
             }],
             depth_stencil: None,
         });
-        let uniforms = builder.add_data_input(forward_uniform_bg);
         let this = builder.passthrough_ref(self);
         builder.build(
             move |pt, renderer, encoder_or_pass, temps, _ready, graph_data| {
                 let this = pt.get(this);
                 renderer
                     .queue
-                    .write_buffer(&this.uniform, 0, bytemuck::cast_slice(&fog.uniform()));
+                    .write_buffer(&this.uniform, 0, bytemuck::cast_slice(&uniform));
                 let depth = graph_data.get_render_target(depth);
                 let bind_group = temps.add(
                     BindGroupBuilder::new()
@@ -183,10 +189,8 @@ impl FogRoutine {
                         .build(&renderer.device, Some("sylva fog"), &this.layout),
                 );
                 let rpass = encoder_or_pass.get_rpass(rpass);
-                let uniforms = graph_data.get_data(temps, uniforms).unwrap();
                 rpass.set_pipeline(&this.pipeline);
-                rpass.set_bind_group(0, uniforms, &[]);
-                rpass.set_bind_group(1, bind_group, &[]);
+                rpass.set_bind_group(0, bind_group, &[]);
                 rpass.draw(0..3, 0..1);
             },
         );

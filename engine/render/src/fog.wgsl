@@ -1,36 +1,12 @@
 // Aerial perspective, after every opaque pass: each pixel fades towards the sky's
-// horizon colour by the air between the eye and what it shows. Group 0 is rend3-routine's
-// forward uniform bind group (binding 3: the frame's camera); group 1 the depth target
-// and the fog. Old WGSL dialect (naga 0.8).
-
-struct Plane {
-    inner: vec4<f32>;
-};
-
-struct Frustum {
-    left: Plane;
-    right: Plane;
-    top: Plane;
-    bottom: Plane;
-    near: Plane;
-};
-
-struct UniformData {
-    view: mat4x4<f32>;
-    view_proj: mat4x4<f32>;
-    origin_view_proj: mat4x4<f32>;
-    inv_view: mat4x4<f32>;
-    inv_view_proj: mat4x4<f32>;
-    inv_origin_view_proj: mat4x4<f32>;
-    frustum: Frustum;
-    ambient: vec4<f32>;
-};
-
-struct UniformBuffer {
-    uniforms: UniformData;
-};
+// horizon colour by the air between the eye and what it shows. Group 0: the depth target
+// and the fog with the frame's camera. Old WGSL dialect (naga 0.8).
 
 struct FogData {
+    // Clip space back to the world, for the frame's camera.
+    inv_view_proj: mat4x4<f32>;
+    // The camera's position (w unused).
+    eye: vec4<f32>;
     // The horizon's colour (linear), what distant ground fades to.
     color: vec4<f32>;
     // Distance, along the ground, at which the optical depth reaches 1.
@@ -41,12 +17,9 @@ struct FogData {
     floor: f32;
 };
 
-[[group(0), binding(3)]]
-var<uniform> frame: UniformBuffer;
-
-[[group(1), binding(0)]]
+[[group(0), binding(0)]]
 var depth: texture_depth_2d;
-[[group(1), binding(1)]]
+[[group(0), binding(1)]]
 var<uniform> fog: FogData;
 
 // One triangle over the whole target.
@@ -82,7 +55,6 @@ fn fs_main([[builtin(position)]] pixel: vec4<f32>) -> [[location(0)]] vec4<f32> 
     }
     let size = vec2<f32>(textureDimensions(depth));
     let ndc = vec2<f32>(pixel.x / size.x * 2.0 - 1.0, 1.0 - pixel.y / size.y * 2.0);
-    let world = frame.uniforms.inv_view_proj * vec4<f32>(ndc, z, 1.0);
-    let eye = frame.uniforms.inv_view * vec4<f32>(0.0, 0.0, 0.0, 1.0);
-    return vec4<f32>(fog.color.rgb, haze(eye.xyz, world.xyz / world.w));
+    let world = fog.inv_view_proj * vec4<f32>(ndc, z, 1.0);
+    return vec4<f32>(fog.color.rgb, haze(fog.eye.xyz, world.xyz / world.w));
 }

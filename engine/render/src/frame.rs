@@ -133,7 +133,7 @@ pub fn draw_frame_with_overlays<'a>(
         &mut graph,
         state.color,
         state.depth,
-        state.forward_uniform_bg,
+        (view_proj, camera.eye),
         scene.fog(),
     );
     let surface = graph.add_surface_texture();
