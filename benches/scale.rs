@@ -7,7 +7,8 @@
 //! upload, culling, graph and command recording) on the drawing thread, with the camera
 //! still and flying. Frames are drawn on lavapipe; the thread's CPU clock leaves out
 //! the driver's own threads, and each frame's GPU work is waited for outside the
-//! measurement. Results and the growth ratios: BENCHMARKS.md ("Open world: growth").
+//! measurement. A third camera turns in place, so the views are culled again every
+//! frame with nothing else to do. Results and the growth ratios: BENCHMARKS.md ("Open world: growth").
 
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -171,10 +172,12 @@ fn frame_cpu(
     let renderer = runtime.context().renderer.clone();
     let (texture, view) = offscreen_target(&renderer, FRAME.0, FRAME.1);
     let ground = runtime.world().terrain().sample_height(0.0, 0.0);
-    let camera = |x: f32| {
+    let turned = |x: f32, yaw: f32| {
         let eye = Vec3::new(x, ground + 80.0, -60.0);
-        CameraView::new(eye, eye + Vec3::new(0.0, -80.0, 60.0))
+        let look = Vec3::new(60.0 * yaw.sin(), -80.0, 60.0 * yaw.cos());
+        CameraView::new(eye, eye + look)
     };
+    let camera = |x: f32| turned(x, 0.0);
     let mut now = 0.0;
     let frame = |runtime: &mut Runtime, camera: CameraView, now: f64| {
         let started = thread_cpu();
@@ -201,6 +204,21 @@ fn frame_cpu(
                 .map(|_| {
                     now += 1.0 / 60.0;
                     frame(&mut runtime, camera(0.0), now).0
+                })
+                .sum()
+        })
+    });
+    // Turning in place by up to a degree: both views are culled again every frame, but
+    // the eye stays, so the LOD tick and the terrain selection have nothing to do.
+    let mut step = 0u32;
+    group.bench_function("frame_cpu_turning", |b| {
+        b.iter_custom(|iterations| {
+            (0..iterations)
+                .map(|_| {
+                    now += 1.0 / 60.0;
+                    step += 1;
+                    let yaw = (step % 10) as f32 * 0.002;
+                    frame(&mut runtime, turned(0.0, yaw), now).0
                 })
                 .sum()
         })

@@ -107,7 +107,7 @@ impl Stage {
         }
         let mut changes = BucketChanges::default();
         registry.drain_changes(&mut changes);
-        props.sync(&self.context.renderer, &registry, &changes);
+        props.sync(&registry, &changes);
         (props, registry)
     }
 

@@ -16,6 +16,7 @@ use wgpu::{
 };
 
 use crate::error::RenderError;
+use crate::fog::FogRoutine;
 
 /// Colour format of headless frames.
 pub const OUTPUT_FORMAT: TextureFormat = TextureFormat::Rgba8UnormSrgb;
@@ -35,6 +36,8 @@ pub struct RenderContext {
     pub skybox: SkyboxRoutine,
     /// Tone mapping into the output format.
     pub tonemapping: TonemappingRoutine,
+    /// The haze over everything opaque.
+    pub fog: FogRoutine,
     adapter: String,
 }
 
@@ -65,12 +68,14 @@ impl RenderContext {
         drop(data_core);
         let skybox = SkyboxRoutine::new(&renderer, &base.interfaces);
         let tonemapping = TonemappingRoutine::new(&renderer, &base.interfaces, output_format);
+        let fog = FogRoutine::new(&renderer);
         Ok(Self {
             renderer,
             base,
             pbr,
             skybox,
             tonemapping,
+            fog,
             adapter,
         })
     }

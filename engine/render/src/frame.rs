@@ -1,13 +1,16 @@
-//! One frame: rend3's base graph with the props nodes inserted, tone-mapped into the
-//! output view.
+//! One frame: rend3's base graph with the props nodes inserted and the fog pass after
+//! its forward pass, tone-mapped into the output view.
 
 use std::sync::Arc;
 
-use rend3::graph::{RenderGraph, RenderTargetHandle};
+use rend3::graph::{RenderGraph, RenderTargetDescriptor, RenderTargetHandle};
 use rend3::types::glam as g20;
 use rend3::util::output::OutputFrame;
 use rend3_routine::base::BaseRenderGraphIntermediateState;
-use wgpu::{Extent3d, TextureDescriptor, TextureDimension, TextureUsages, TextureViewDescriptor};
+use wgpu::{
+    Extent3d, TextureDescriptor, TextureDimension, TextureFormat, TextureUsages,
+    TextureViewDescriptor,
+};
 
 use crate::camera::CameraView;
 use crate::context::{RenderContext, OUTPUT_FORMAT, SAMPLES};
@@ -93,12 +96,17 @@ pub fn draw_frame_with_overlays<'a>(
 
     let mut graph = RenderGraph::new();
     let base = &context.base;
-    let state = BaseRenderGraphIntermediateState::new(
-        &mut graph,
-        &ready,
-        g20::UVec2::new(width, height),
-        SAMPLES,
-    );
+    let resolution = g20::UVec2::new(width, height);
+    let mut state = BaseRenderGraphIntermediateState::new(&mut graph, &ready, resolution, SAMPLES);
+    // The fog pass reads depth, which rend3's own depth target does not allow (an
+    // unused render target is never allocated).
+    state.depth = graph.add_render_target(RenderTargetDescriptor {
+        label: Some("hdr depth".into()),
+        resolution,
+        samples: SAMPLES,
+        format: TextureFormat::Depth32Float,
+        usage: TextureUsages::RENDER_ATTACHMENT | TextureUsages::TEXTURE_BINDING,
+    });
     state.pre_skinning(&mut graph);
     state.pbr_pre_culling(&mut graph);
     state.create_frame_uniforms(&mut graph, base, AMBIENT);
@@ -121,6 +129,13 @@ pub fn draw_frame_with_overlays<'a>(
         );
     }
     state.pbr_forward_rendering(&mut graph, &context.pbr, SAMPLES);
+    context.fog.add_to_graph(
+        &mut graph,
+        state.color,
+        state.depth,
+        (view_proj, camera.eye),
+        scene.fog(),
+    );
     let surface = graph.add_surface_texture();
     state.tonemapping(&mut graph, &context.tonemapping, surface);
     if let Some(hud) = overlays.hud {

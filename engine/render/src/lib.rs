@@ -1,7 +1,8 @@
 //! The GPU edge of sylva, on rend3 0.3: the terrain as a rend3 mesh with biome colours,
 //! baked prop parts and instance buckets mirrored on the GPU and drawn by a custom
 //! render-graph node (one instanced draw per non-empty bucket, sharing rend3's depth and
-//! shadow maps), and headless frames read back to images.
+//! shadow maps), distance haze over everything opaque, and headless frames read back to
+//! images.
 //!
 //! It holds no placement or LOD logic: callers hand it parts and bucket contents.
 //!
@@ -17,6 +18,7 @@ mod camera;
 mod context;
 mod convert;
 mod error;
+mod fog;
 mod frame;
 mod image;
 /// The instanced-props plugin: GPU parts and buckets, culling, render-graph nodes.
@@ -30,6 +32,7 @@ mod terrain;
 pub use camera::CameraView;
 pub use context::{create_iad, use_plain_samplers, RenderContext, OUTPUT_FORMAT};
 pub use error::RenderError;
+pub use fog::{Fog, FogRoutine};
 pub use frame::{
     draw_frame, draw_frame_with_overlays, offscreen_target, render_image, Overlays, MAX_SIDE,
 };

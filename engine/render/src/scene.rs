@@ -1,5 +1,6 @@
 //! What rend3 itself draws: the terrain (rend3 meshes with biome vertex colours, at the
-//! level of detail the camera needs), the sun with its shadows, and the sky.
+//! level of detail the camera needs), the sun with its shadows, the sky, and the haze
+//! the fog pass fades the ground into it with.
 
 use glam::Vec3;
 use rend3::types::glam as g20;
@@ -14,6 +15,7 @@ use crate::camera::CameraView;
 use crate::context::RenderContext;
 use crate::convert;
 use crate::error::RenderError;
+use crate::fog::Fog;
 use crate::props::LightReach;
 use crate::terrain::{TerrainLayer, TerrainStats};
 
@@ -35,6 +37,8 @@ pub struct Scene {
     _sky: TextureHandle,
     /// The terrain's lowest point: nothing below it receives a shadow.
     floor: f32,
+    /// The terrain's haze.
+    fog: Fog,
 }
 
 impl Scene {
@@ -55,6 +59,7 @@ impl Scene {
             sun,
             _sky: sky,
             floor: terrain.height_range().0,
+            fog: Fog::for_terrain(terrain),
         })
     }
 
@@ -67,6 +72,11 @@ impl Scene {
         camera: &CameraView,
     ) -> TerrainStats {
         self.terrain.update(renderer, terrain, camera)
+    }
+
+    /// The haze of the terrain, scaled with its size.
+    pub fn fog(&self) -> Fog {
+        self.fog
     }
 
     /// How far each directional light's shadows reach, in rend3's light order.
@@ -160,8 +170,11 @@ fn sky_texture() -> Texture {
     }
 }
 
+/// The sky's colour at the horizon (linear): pale haze, what the fog fades to.
+pub(crate) const HORIZON: [f32; 3] = [0.62, 0.72, 0.82];
+
 fn sky_color(up: f32) -> [f32; 3] {
-    let horizon = [0.62, 0.72, 0.82];
+    let horizon = HORIZON;
     let zenith = [0.18, 0.34, 0.62];
     let ground = [0.30, 0.32, 0.33];
     let (from, to, t) = if up >= 0.0 {

@@ -290,8 +290,7 @@ impl Runtime {
             self.scene
                 .update_terrain(&self.context.renderer, self.world.terrain(), camera);
         self.world.registry_mut().drain_changes(&mut self.changes);
-        self.props
-            .sync(&self.context.renderer, self.world.registry(), &self.changes);
+        self.props.sync(self.world.registry(), &self.changes);
         (tick, terrain)
     }
 

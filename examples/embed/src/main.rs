@@ -98,7 +98,7 @@ fn main() -> Result<()> {
     world.tick_lod(camera.eye, 0.0);
     let mut changes = BucketChanges::default();
     world.registry_mut().drain_changes(&mut changes);
-    props.sync(&renderer, world.registry(), &changes);
+    props.sync(world.registry(), &changes);
 
     // One frame: rend3's base graph with sylva's nodes inserted.
     let (command_buffers, ready) = renderer.ready();

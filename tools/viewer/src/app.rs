@@ -356,7 +356,7 @@ impl App {
         let erasing =
             !lasso_mode && (self.controls.erase_mode() || self.controls.is_held(Key::Shift));
         let markers = self.workspace.cursor_markers(erasing);
-        self.gpu.set_cursor(self.workspace.host(), &markers);
+        self.gpu.set_cursor(&markers);
 
         let figures = FrameFigures {
             draw: &self.drawn.draw,

@@ -153,8 +153,8 @@ impl Gpu {
         self.egui.resize(width, height, 1.0);
     }
 
-    pub fn set_cursor(&mut self, runtime: &Runtime, markers: &[Marker]) {
-        self.cursor.set(&runtime.context().renderer, markers);
+    pub fn set_cursor(&mut self, markers: &[Marker]) {
+        self.cursor.set(markers);
     }
 
     /// Draws a frame to the window. A lost or outdated surface is reconfigured and the
@@ -326,7 +326,7 @@ impl CursorLayer {
         })
     }
 
-    fn set(&mut self, renderer: &rend3::Renderer, markers: &[Marker]) {
+    fn set(&mut self, markers: &[Marker]) {
         for id in 0..self.live {
             // Every id below `live` was inserted by the last call.
             let _ = self.registry.remove(id);
@@ -345,7 +345,7 @@ impl CursorLayer {
             }
         }
         self.registry.drain_changes(&mut self.changes);
-        self.renderer.sync(renderer, &self.registry, &self.changes);
+        self.renderer.sync(&self.registry, &self.changes);
     }
 }
 

@@ -1,24 +1,23 @@
-//! Which instances a view can see: bounding spheres against the view's frustum. The
-//! visible slots of each bucket, as runs, are copied on the GPU from the bucket's
-//! mirror into one compact instance buffer per view, which the draws read as plain
-//! per-instance attributes.
+//! Which instances a view can see: bounding spheres against the view's frustum, a
+//! bucket's tree of slot bounds walked from the top. The visible slots of each bucket,
+//! as runs, are written from the registry into one compact instance buffer per view,
+//! which the draws read as plain per-instance attributes.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
 
 use glam::{Mat4, Vec3, Vec4};
 use rend3::Renderer;
-use wgpu::{Buffer, BufferUsages, CommandEncoder};
+use wgpu::{Buffer, BufferUsages};
 
-use sylva_buckets::BucketKey;
+use sylva_buckets::{BucketKey, PlacementRegistry};
 
-use super::blocks::{largest_axis, SlotBlocks};
-use super::bucket::GpuBucket;
-use super::pipelines::{instance_buffer, INSTANCE_STRIDE};
+use super::blocks::{Node, SlotBlocks};
+use super::pipelines::instance_buffer;
 
 /// The clip-space half-spaces of a view, from its view-projection matrix (wgpu clip
 /// space: `−w ≤ x, y ≤ w`, `0 ≤ z ≤ w`; with rend3's infinite reverse-Z projection the
-/// `z ≥ 0` plane is at infinity and never rejects anything in front).
+/// `z ≥ 0` plane is at infinity: it holds everything).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Frustum {
     planes: [Vec4; 6],
@@ -33,7 +32,9 @@ impl Frustum {
             if length > 0.0 {
                 p / length
             } else {
-                p
+                // A plane at infinity (rend3's far plane is `z = near`, a constant)
+                // holds every sphere, whatever its radius.
+                Vec4::new(0.0, 0.0, 0.0, f32::MAX)
             }
         });
         Self { planes }
@@ -73,6 +74,25 @@ impl Frustum {
     }
 }
 
+impl Frustum {
+    /// Whether every sphere inside this one (centre and radius) passes
+    /// [`Self::may_hold_shadow_of`], so a group of casters can be taken without testing
+    /// each. Conservative, plane by plane: the whole sphere is on the inner side, or
+    /// the light carries even its lowest point (swept no further than from the
+    /// sphere's bottom to the floor) all the way across.
+    pub fn holds_shadows_of_all(&self, center: Vec3, radius: f32, light: &LightReach) -> bool {
+        let shortest_sweep = light.sweep_to_floor(center.y - radius);
+        self.planes.iter().all(|p| {
+            let normal = p.truncate();
+            let start = normal.dot(center) + p.w;
+            let towards = normal.dot(light.direction);
+            start >= radius
+                || (towards > 0.0
+                    && shortest_sweep.is_none_or(|t| start - radius + t * towards >= 0.0))
+        })
+    }
+}
+
 /// How far a directional light's shadows reach.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LightReach {
@@ -98,11 +118,13 @@ pub struct Sphere {
 }
 
 impl Sphere {
-    /// The sphere of an instance placed by `model` (scale taken as its largest axis).
+    /// The sphere of an instance placed by `model` (scale taken as its largest axis):
+    /// what culling computes slot by slot, with the scale cached beside the blocks.
+    #[cfg(test)]
     pub fn transformed(self, model: &Mat4) -> (Vec3, f32) {
         (
             model.transform_point3(self.center),
-            self.radius * largest_axis(model),
+            self.radius * super::blocks::largest_axis(model),
         )
     }
 
@@ -134,30 +156,17 @@ pub struct Instances<'a> {
     pub part: Sphere,
 }
 
-/// The instances one view draws: runs of visible slots per bucket, and the compact
-/// buffer they are copied into.
-pub struct VisibleList {
-    buffer: Buffer,
-    /// Instances `buffer` holds.
-    capacity: usize,
+/// The slots one view draws: runs of visible slots per bucket, in copy order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VisibleSlots {
     /// Source slot runs in copy order; their destinations follow one another.
     runs: Vec<(BucketKey, Range<u32>)>,
-    /// Each bucket's instances in `buffer`.
+    /// Each bucket's instances in the view's compact buffer.
     ranges: BTreeMap<BucketKey, Range<u32>>,
     len: u32,
 }
 
-impl VisibleList {
-    pub fn new(renderer: &Renderer) -> Self {
-        Self {
-            buffer: allocate(renderer, FIRST_CAPACITY),
-            capacity: FIRST_CAPACITY,
-            runs: Vec::new(),
-            ranges: BTreeMap::new(),
-            len: 0,
-        }
-    }
-
+impl VisibleSlots {
     pub fn clear(&mut self) {
         self.runs.clear();
         self.ranges.clear();
@@ -165,10 +174,11 @@ impl VisibleList {
     }
 
     /// Appends the runs of slots whose instance the view draws (`draws` of its sphere's
-    /// centre and radius). A block whose bounding sphere `draws` refuses is skipped
-    /// whole, and one that `holds_all` (a sphere wholly in view) is taken whole; only
-    /// the rest test their instances. A stroke's placements sit in neighbouring slots,
-    /// so runs are long.
+    /// centre and radius), walking the bucket's tree of bounds from the top: a node
+    /// whose bounding sphere `draws` refuses is skipped whole, and one that `holds_all`
+    /// (every sphere inside it would be drawn) is taken whole; only the nodes on the
+    /// view's edge look at their children, and only blocks there test their instances.
+    /// A stroke's placements sit in neighbouring slots, so runs are long.
     pub fn add_bucket(
         &mut self,
         key: BucketKey,
@@ -177,34 +187,43 @@ impl VisibleList {
         holds_all: impl Fn(Vec3, f32) -> bool,
     ) {
         let start = self.len;
-        let mut run: Option<Range<u32>> = None;
-        let mut extend =
-            |view: &mut Self, slots: Range<u32>, visible: bool| match (&mut run, visible) {
-                (Some(r), true) if r.end == slots.start => r.end = slots.end,
-                (_, true) => {
-                    view.push_run(key, run.take());
-                    run = Some(slots);
-                }
-                (_, false) => view.push_run(key, run.take()),
-            };
-        let live = instances.transforms.len();
-        for (slots, block) in instances.blocks.iter(live) {
-            let (center, radius) = block.sphere(instances.part);
-            if !draws(center, radius) {
-                extend(self, slots, false);
-            } else if holds_all(center, radius) {
-                extend(self, slots, true);
-            } else {
-                for slot in slots {
-                    let model = &instances.transforms[slot as usize];
-                    let (center, radius) = instances.part.transformed(model);
-                    extend(self, slot..slot + 1, draws(center, radius));
-                }
-            }
+        let mut runs = Runs { key, open: None };
+        if let Some(top) = instances.blocks.top() {
+            self.add_node(&mut runs, instances, top, &draws, &holds_all);
         }
-        self.push_run(key, run);
+        self.push_run(key, runs.open.take());
         if self.len > start {
             self.ranges.insert(key, start..self.len);
+        }
+    }
+
+    fn add_node(
+        &mut self,
+        runs: &mut Runs,
+        instances: &Instances,
+        node: Node,
+        draws: &impl Fn(Vec3, f32) -> bool,
+        holds_all: &impl Fn(Vec3, f32) -> bool,
+    ) {
+        let live = instances.transforms.len();
+        let slots = instances.blocks.slots(node, live);
+        let (center, radius) = instances.blocks.bounds(node).sphere(instances.part);
+        if !draws(center, radius) {
+            runs.extend(self, slots, false);
+        } else if holds_all(center, radius) {
+            runs.extend(self, slots, true);
+        } else if node.is_block() {
+            let part = instances.part;
+            for slot in slots {
+                let model = &instances.transforms[slot as usize];
+                let center = model.transform_point3(part.center);
+                let radius = part.radius * instances.blocks.scale(slot);
+                runs.extend(self, slot..slot + 1, draws(center, radius));
+            }
+        } else {
+            for child in instances.blocks.children(node) {
+                self.add_node(runs, instances, child, draws, holds_all);
+            }
         }
     }
 
@@ -215,42 +234,84 @@ impl VisibleList {
         }
     }
 
-    /// Records the copies that fill this view's buffer from the buckets' mirrors,
-    /// growing the buffer by doubling when needed (its old contents are not kept: every
-    /// frame rewrites them).
-    pub fn copy_from(
-        &mut self,
-        renderer: &Renderer,
-        encoder: &mut CommandEncoder,
-        mirrors: &BTreeMap<BucketKey, GpuBucket>,
-    ) {
-        if self.len as usize > self.capacity {
-            self.capacity = (self.len as usize).next_power_of_two();
+    /// A bucket's visible instances in the view's compact buffer.
+    pub fn range(&self, key: &BucketKey) -> Option<Range<u32>> {
+        self.ranges.get(key).cloned()
+    }
+}
+
+/// The instances one view draws ([`VisibleSlots`]) and the buffer they are written to.
+pub struct VisibleList {
+    buffer: Buffer,
+    /// Instances `buffer` holds.
+    capacity: usize,
+    pub slots: VisibleSlots,
+    /// The instances of the last upload, kept for its allocation.
+    staging: Vec<Mat4>,
+}
+
+impl VisibleList {
+    pub fn new(renderer: &Renderer) -> Self {
+        Self {
+            buffer: allocate(renderer, FIRST_CAPACITY),
+            capacity: FIRST_CAPACITY,
+            slots: VisibleSlots::default(),
+            staging: Vec::new(),
+        }
+    }
+
+    /// Writes the instances this view draws, run by run from `registry`'s buckets, into
+    /// its buffer in one upload, growing the buffer by doubling when needed (its old
+    /// contents are not kept: every cull rewrites them). Returns how many it wrote.
+    pub fn upload(&mut self, renderer: &Renderer, registry: &PlacementRegistry) -> usize {
+        let len = self.slots.len as usize;
+        if len > self.capacity {
+            self.capacity = len.next_power_of_two();
             self.buffer = allocate(renderer, self.capacity);
         }
-        let mut destination = 0u64;
-        for (key, run) in &self.runs {
-            let bytes = run.len() as u64 * INSTANCE_STRIDE;
-            if let Some(mirror) = mirrors.get(key) {
-                encoder.copy_buffer_to_buffer(
-                    &mirror.buffer,
-                    u64::from(run.start) * INSTANCE_STRIDE,
-                    &self.buffer,
-                    destination,
-                    bytes,
-                );
-            }
-            destination += bytes;
+        self.staging.clear();
+        for (key, run) in &self.slots.runs {
+            let transforms = registry.bucket(*key).map_or(&[][..], |b| b.transforms());
+            let run = run.start as usize..run.end as usize;
+            // Culling listed only live slots of the registry it was handed.
+            self.staging.extend_from_slice(&transforms[run]);
         }
+        if !self.staging.is_empty() {
+            renderer
+                .queue
+                .write_buffer(&self.buffer, 0, bytemuck::cast_slice(&self.staging));
+        }
+        self.staging.len()
     }
 
     /// A bucket's visible instances in [`Self::buffer`].
     pub fn range(&self, key: &BucketKey) -> Option<Range<u32>> {
-        self.ranges.get(key).cloned()
+        self.slots.range(key)
     }
 
     pub fn buffer(&self) -> &Buffer {
         &self.buffer
+    }
+}
+
+/// The run of visible slots being built for one bucket.
+struct Runs {
+    key: BucketKey,
+    open: Option<Range<u32>>,
+}
+
+impl Runs {
+    /// Adds `slots`, visible or not: a visible range continuing the open run extends
+    /// it; anything else closes it.
+    fn extend(&mut self, view: &mut VisibleSlots, slots: Range<u32>, visible: bool) {
+        match (&mut self.open, visible) {
+            (Some(run), true) if run.end == slots.start => run.end = slots.end,
+            (_, true) => {
+                view.push_run(self.key, self.open.take());
+                self.open = Some(slots);
+            }
+            (_, false) => view.push_run(self.key, self.open.take()),
+        }
     }
 }
 
@@ -274,6 +335,15 @@ mod tests {
             glam::camera::lh::proj::directx::perspective_infinite_reverse(1.0, 16.0 / 9.0, 0.3);
         let view = glam::camera::lh::view::look_at_mat4(Vec3::ZERO, Vec3::Z, Vec3::Y);
         Frustum::from_view_proj(proj * view)
+    }
+
+    #[test]
+    fn a_large_sphere_ahead_is_wholly_in_view_and_one_on_an_edge_is_not() {
+        let f = camera();
+        assert!(f.contains_sphere(Vec3::new(0.0, 0.0, 200.0), 20.0));
+        assert!(f.contains_sphere(Vec3::new(0.0, 0.0, 1.0e5), 500.0));
+        assert!(!f.contains_sphere(Vec3::new(0.0, 0.0, 15.0), 20.0));
+        assert!(!f.contains_sphere(Vec3::new(190.0, 0.0, 200.0), 20.0));
     }
 
     #[test]
@@ -322,6 +392,145 @@ mod tests {
             floor: -10.0,
         };
         assert!(f.may_hold_shadow_of(low, 1.0, &level));
+    }
+
+    /// The sun's shadow box of the tests: an orthographic view along `light`.
+    fn shadow_box(light: Vec3) -> Frustum {
+        let proj =
+            glam::camera::lh::proj::directx::orthographic(-150.0, 150.0, -150.0, 150.0, 0.0, 600.0);
+        let eye = Vec3::new(0.0, 0.0, 60.0) - light.normalize() * 300.0;
+        let view = glam::camera::lh::view::look_at_mat4(eye, eye + light, Vec3::Z);
+        Frustum::from_view_proj(proj * view)
+    }
+
+    /// Every slot, one by one.
+    fn slots_of(list: &VisibleSlots) -> Vec<u32> {
+        list.runs.iter().flat_map(|(_, run)| run.clone()).collect()
+    }
+
+    #[test]
+    fn culling_the_tree_agrees_with_testing_every_instance() {
+        use super::super::blocks::tests::lcg;
+        let camera = camera();
+        let light = LightReach {
+            direction: Vec3::new(1.0, -1.4, 0.3).normalize(),
+            floor: -20.0,
+        };
+        let shadows = shadow_box(light.direction);
+        let part = Sphere {
+            center: Vec3::new(0.0, 3.0, 0.0),
+            radius: 4.0,
+        };
+        let key = BucketKey {
+            prop: sylva_buckets::PlacementRegistry::new().intern("tree"),
+            part: 0,
+            lod: 0,
+        };
+        // Strokes of 40 instances within 15 m of a centre, anywhere in 600 m around
+        // the camera: neighbouring slots, neighbouring places.
+        let mut rng = 3;
+        let mut transforms = Vec::new();
+        let mut blocks = SlotBlocks::default();
+        let mut dirty = Vec::new();
+        for round in 0..8 {
+            for _ in 0..60 {
+                let center = Vec3::new(lcg(&mut rng) - 0.5, 0.0, lcg(&mut rng) - 0.5) * 600.0;
+                for _ in 0..40 {
+                    let offset = Vec3::new(lcg(&mut rng) - 0.5, lcg(&mut rng), lcg(&mut rng) - 0.5);
+                    let at = center + offset * Vec3::new(30.0, 10.0, 30.0);
+                    let slot = transforms.len() as u32;
+                    transforms.push(Mat4::from_scale_rotation_translation(
+                        Vec3::splat(0.5 + lcg(&mut rng)),
+                        glam::Quat::from_rotation_y(at.x),
+                        at,
+                    ));
+                    dirty.push(slot..slot + 1);
+                }
+            }
+            // An eraser and LOD moves: swap-removes bring far slots into the holes.
+            for _ in 0..round * 150 {
+                let slot = (lcg(&mut rng) * transforms.len() as f32) as usize;
+                let slot = slot.min(transforms.len() - 1);
+                transforms.swap_remove(slot);
+                dirty.push(slot as u32..slot as u32 + 1);
+            }
+            blocks.update(&transforms, &dirty, transforms.len());
+            dirty.clear();
+            let instances = Instances {
+                transforms: &transforms,
+                blocks: &blocks,
+                part,
+            };
+            let one_by_one = |draws: &dyn Fn(Vec3, f32) -> bool| -> Vec<u32> {
+                (0..transforms.len() as u32)
+                    .filter(|&slot| {
+                        let (c, r) = part.transformed(&transforms[slot as usize]);
+                        draws(c, r)
+                    })
+                    .collect()
+            };
+
+            let seen = |c, r| camera.intersects_sphere(c, r);
+            let mut list = VisibleSlots::default();
+            list.add_bucket(key, &instances, seen, |c, r| camera.contains_sphere(c, r));
+            let expected = one_by_one(&seen);
+            assert!(!expected.is_empty() && expected.len() < transforms.len());
+            assert_eq!(slots_of(&list), expected, "camera, round {round}");
+            assert_eq!(list.range(&key), Some(0..expected.len() as u32));
+
+            let casts = |c: Vec3, r| {
+                shadows.intersects_sphere(c, r) && camera.may_hold_shadow_of(c, r, &light)
+            };
+            let mut list = VisibleSlots::default();
+            list.add_bucket(key, &instances, casts, |c, r| {
+                shadows.contains_sphere(c, r) && camera.holds_shadows_of_all(c, r, &light)
+            });
+            let expected = one_by_one(&casts);
+            assert!(!expected.is_empty() && expected.len() < transforms.len());
+            assert_eq!(slots_of(&list), expected, "shadows, round {round}");
+        }
+    }
+
+    #[test]
+    fn spheres_inside_one_that_holds_all_shadows_each_may_cast_one() {
+        use super::super::blocks::tests::lcg;
+        let camera = camera();
+        let light = LightReach {
+            direction: Vec3::new(1.0, -1.0, 0.2).normalize(),
+            floor: -10.0,
+        };
+        let mut rng = 11;
+        let mut held = 0;
+        for _ in 0..4000 {
+            let center = Vec3::new(
+                lcg(&mut rng) - 0.5,
+                lcg(&mut rng) * 0.3,
+                lcg(&mut rng) - 0.2,
+            ) * 300.0;
+            let radius = 1.0 + lcg(&mut rng) * 30.0;
+            if !camera.holds_shadows_of_all(center, radius, &light) {
+                continue;
+            }
+            held += 1;
+            for _ in 0..20 {
+                let r = lcg(&mut rng) * radius;
+                let offset = Vec3::new(
+                    lcg(&mut rng) - 0.5,
+                    lcg(&mut rng) - 0.5,
+                    lcg(&mut rng) - 0.5,
+                );
+                let inner = center + offset.normalize_or_zero() * (radius - r) * lcg(&mut rng);
+                assert!(
+                    camera.may_hold_shadow_of(inner, r, &light),
+                    "{inner} {r} inside {center} {radius}"
+                );
+            }
+        }
+        // Both kinds are common: wholly in view, and outside but casting into it.
+        assert!(held > 400, "{held}");
+        let beside = Vec3::new(-80.0, 60.0, 60.0);
+        assert!(!camera.intersects_sphere(beside, 5.0));
+        assert!(camera.holds_shadows_of_all(beside, 5.0, &light));
     }
 
     #[test]

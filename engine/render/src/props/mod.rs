@@ -28,7 +28,7 @@ pub use geometry::{
 };
 pub use pipelines::INSTANCE_STRIDE;
 
-use bucket::GpuBucket;
+use bucket::BucketBounds;
 pub use cull::LightReach;
 use cull::{Frustum, Instances, VisibleList};
 use pipelines::Pipelines;
@@ -57,6 +57,9 @@ pub struct DrawStats {
     pub shadow_draw_calls: usize,
     /// Instances drawn into the shadow maps, all lights.
     pub shadow_instances: usize,
+    /// Instances written to the GPU for this frame's views: those they draw, or none
+    /// when the last frame's cull still holds.
+    pub uploaded_instances: usize,
     /// Bytes of vertex data on the GPU (each part's buffer counted once).
     pub vertex_bytes: u64,
     /// Bytes of index data on the GPU, all levels.
@@ -68,9 +71,9 @@ struct ShadowCamera {
     bind_group: BindGroup,
 }
 
-/// The props plugin of a rend3 renderer: every loaded prop's parts on the GPU, a GPU
-/// mirror of every registry bucket, and per frame the culled instance lists its
-/// render-graph nodes draw.
+/// The props plugin of a rend3 renderer: every loaded prop's parts on the GPU, the
+/// bounds of every registry bucket's slots, and per frame the culled instances its
+/// render-graph nodes draw, written to the GPU view by view.
 pub struct PropsRenderer {
     pipelines: Pipelines,
     sampler: Sampler,
@@ -79,10 +82,22 @@ pub struct PropsRenderer {
     /// One GPU texture per texture key, while a loaded part uses it.
     textures: BTreeMap<[u8; 32], BindingTexture>,
     props: BTreeMap<PropKey, Vec<GpuPart>>,
-    buckets: BTreeMap<BucketKey, GpuBucket>,
+    buckets: BTreeMap<BucketKey, BucketBounds>,
     shadow_cameras: Vec<ShadowCamera>,
     /// Visible slots per view: the camera first, then each directional light.
     views: Vec<VisibleList>,
+    /// What the views were last culled for, and what the camera's view drew: a frame
+    /// with the same views and nothing changed since (no bucket, no prop) draws those
+    /// lists again, whose compact buffers still hold their instances.
+    culled: Option<(CullViews, DrawStats)>,
+}
+
+/// The views a cull was made for.
+#[derive(Clone, Debug, PartialEq)]
+struct CullViews {
+    camera: glam::Mat4,
+    lights: Vec<glam::Mat4>,
+    reach: Vec<LightReach>,
 }
 
 impl PropsRenderer {
@@ -108,6 +123,7 @@ impl PropsRenderer {
             buckets: BTreeMap::new(),
             shadow_cameras: Vec::new(),
             views: Vec::new(),
+            culled: None,
         }
     }
 
@@ -141,6 +157,7 @@ impl PropsRenderer {
             })
             .collect();
         self.props.insert(prop, gpu);
+        self.culled = None;
         self.release_unused_textures();
         Ok(())
     }
@@ -149,6 +166,7 @@ impl PropsRenderer {
     /// no other loaded prop uses are released.
     pub fn remove_prop(&mut self, prop: PropKey) {
         self.props.remove(&prop);
+        self.culled = None;
         self.release_unused_textures();
     }
 
@@ -186,6 +204,7 @@ impl PropsRenderer {
     /// go too.
     pub fn adopt_registry(&mut self, keys: &[(PropKey, PropKey)]) {
         self.buckets.clear();
+        self.culled = None;
         let mut previous = std::mem::take(&mut self.props);
         self.props = keys
             .iter()
@@ -194,15 +213,12 @@ impl PropsRenderer {
         self.release_unused_textures();
     }
 
-    /// Applies what the registry changed since the last drain: frees removed buckets,
-    /// grows buffers that must grow (copying live slots on the GPU) and uploads only the
-    /// dirty slot runs.
-    pub fn sync(
-        &mut self,
-        renderer: &Renderer,
-        registry: &PlacementRegistry,
-        changes: &BucketChanges,
-    ) {
+    /// Applies what the registry changed since the last drain: forgets removed buckets
+    /// and recomputes the bounds of blocks with dirty slots.
+    pub fn sync(&mut self, registry: &PlacementRegistry, changes: &BucketChanges) {
+        if !changes.is_empty() {
+            self.culled = None;
+        }
         for key in changes.removed() {
             self.buckets.remove(key);
         }
@@ -210,15 +226,7 @@ impl PropsRenderer {
             let Some(bucket) = registry.bucket(update.key) else {
                 continue;
             };
-            let gpu = self
-                .buckets
-                .entry(update.key)
-                .or_insert_with(|| GpuBucket::new(renderer, bucket.capacity() as usize));
-            if let Some(capacity) = update.reallocate_to {
-                gpu.reserve(renderer, capacity as usize);
-            }
-            gpu.write(
-                renderer,
+            self.buckets.entry(update.key).or_default().update(
                 bucket.transforms(),
                 changes.dirty_runs(update),
                 update.len as usize,
@@ -235,11 +243,13 @@ impl PropsRenderer {
     }
 
     /// Readies a frame: the shadow cameras, and the instances each view draws, culled
-    /// by bounding sphere against `registry`'s transforms, which the buckets mirror:
+    /// by bounding sphere against `registry`'s transforms (the buckets' bounds follow
+    /// them through [`Self::sync`]) and written to each view's instance buffer:
     /// those the camera at `view_proj` sees, and for every directional light those
     /// inside its shadow box whose shadow can fall into the camera's view (as far as
     /// `light_reach[i]` says light `i`'s shadows go; a light without one keeps its
-    /// whole box).
+    /// whole box). Views and instances unchanged since the last frame are not culled
+    /// again.
     /// Returns what the camera's view will draw.
     pub fn prepare_frame(
         &mut self,
@@ -250,22 +260,33 @@ impl PropsRenderer {
         light_reach: &[LightReach],
     ) -> DrawStats {
         self.prepare_shadows(renderer, ready);
+        let for_views = CullViews {
+            camera: view_proj,
+            lights: ready
+                .directional_light_cameras
+                .iter()
+                .map(|c| convert::from_mat4(c.view_proj()))
+                .collect(),
+            reach: light_reach.to_vec(),
+        };
+        if let Some((views, stats)) = &self.culled {
+            if *views == for_views {
+                return stats.clone();
+            }
+        }
         let camera = Frustum::from_view_proj(view_proj);
-        let lights: Vec<(Frustum, Option<&LightReach>)> = ready
-            .directional_light_cameras
+        let lights: Vec<(Frustum, Option<&LightReach>)> = for_views
+            .lights
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                let frustum = Frustum::from_view_proj(convert::from_mat4(c.view_proj()));
-                (frustum, light_reach.get(i))
-            })
+            .map(|(i, view_proj)| (Frustum::from_view_proj(*view_proj), light_reach.get(i)))
             .collect();
         let views = 1 + lights.len();
         while self.views.len() < views {
             self.views.push(VisibleList::new(renderer));
         }
         for view in &mut self.views {
-            view.clear();
+            view.slots.clear();
         }
         let (vertex_bytes, index_bytes) = self.memory();
         let mut stats = DrawStats {
@@ -286,21 +307,24 @@ impl PropsRenderer {
                 blocks: &bucket.blocks,
                 part: part.bounds,
             };
-            seen[0].add_bucket(
+            seen[0].slots.add_bucket(
                 key,
                 &instances,
                 |c, r| camera.intersects_sphere(c, r),
                 |c, r| camera.contains_sphere(c, r),
             );
             for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
-                view.add_bucket(
+                view.slots.add_bucket(
                     key,
                     &instances,
                     |c, r| {
                         frustum.intersects_sphere(c, r)
                             && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
                     },
-                    |_, _| false,
+                    |c, r| {
+                        frustum.contains_sphere(c, r)
+                            && light.is_none_or(|l| camera.holds_shadows_of_all(c, r, l))
+                    },
                 );
             }
             if let Some(seen) = self.views[0].range(&key) {
@@ -321,21 +345,21 @@ impl PropsRenderer {
                 }
             }
         }
-        let mut encoder = renderer
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("cull props"),
-            });
         for view in &mut self.views[..views] {
-            view.copy_from(renderer, &mut encoder, &self.buckets);
+            stats.uploaded_instances += view.upload(renderer, registry);
         }
-        // Submitted before the frame's passes, after the mirrors' pending uploads.
-        renderer.queue.submit(Some(encoder.finish()));
+        let reused = DrawStats {
+            uploaded_instances: 0,
+            ..stats.clone()
+        };
+        self.culled = Some((for_views, reused));
         stats
     }
 
     /// Every non-empty bucket whose part exists, with the part and level to draw.
-    fn drawable(&self) -> impl Iterator<Item = (BucketKey, &GpuPart, &upload::GpuLod, &GpuBucket)> {
+    fn drawable(
+        &self,
+    ) -> impl Iterator<Item = (BucketKey, &GpuPart, &upload::GpuLod, &BucketBounds)> {
         drawable(&self.props, &self.buckets)
     }
 
@@ -373,8 +397,8 @@ impl PropsRenderer {
 /// Every non-empty bucket whose part exists, with the part and level to draw.
 fn drawable<'a>(
     props: &'a BTreeMap<PropKey, Vec<GpuPart>>,
-    buckets: &'a BTreeMap<BucketKey, GpuBucket>,
-) -> impl Iterator<Item = (BucketKey, &'a GpuPart, &'a upload::GpuLod, &'a GpuBucket)> {
+    buckets: &'a BTreeMap<BucketKey, BucketBounds>,
+) -> impl Iterator<Item = (BucketKey, &'a GpuPart, &'a upload::GpuLod, &'a BucketBounds)> {
     buckets
         .iter()
         .filter(|(_, b)| b.count > 0)
