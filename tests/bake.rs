@@ -325,16 +325,24 @@ fn a_missing_or_corrupt_texture_names_its_material_and_file_and_the_rest_still_b
     add_file(assets.path(), "truck", "CesiumMilkTruck0.bin");
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
-    for (case, texture) in [("missing", None), ("corrupt", Some(&b"\x89PNG\r\n\x1a\ntruncated"[..]))] {
+    for (case, texture) in [
+        ("missing", None),
+        ("corrupt", Some(&b"\x89PNG\r\n\x1a\ntruncated"[..])),
+    ] {
         if let Some(bytes) = texture {
             fs::write(assets.path().join("truck/CesiumMilkTruck.png"), bytes).unwrap();
         }
         let report = bake(assets.path(), &cache);
         assert_eq!(report.failed(), 1, "{case}");
-        assert_eq!(report.baked() + report.current(), 2, "{case}: the rest bake");
+        assert_eq!(
+            report.baked() + report.current(),
+            2,
+            "{case}: the rest bake"
+        );
         let message = failure_of(&report, "truck/CesiumMilkTruck.gltf").to_string();
         assert!(
-            message.contains("material `truck`") && message.contains("baseColorTexture")
+            message.contains("material `truck`")
+                && message.contains("baseColorTexture")
                 && message.contains("CesiumMilkTruck.png"),
             "{case}: {message}"
         );

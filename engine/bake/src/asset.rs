@@ -62,7 +62,10 @@ pub fn bake_asset(
             .find(|(name, _)| name == path)
             .map(|(_, bytes)| bytes.clone())
             .ok_or_else(|| {
-                std::io::Error::new(std::io::ErrorKind::NotFound, "not among the asset's files")
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no such file beside the asset",
+                )
             })
     };
     let imported = import(&source.bytes, &mut resolve)?;

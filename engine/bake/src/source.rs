@@ -41,10 +41,16 @@ pub fn read_source(assets: &Path, prop: &Prop) -> Result<AssetSource, AssetError
     let folder = file.parent().unwrap_or(assets);
     // A document that does not parse names no files; importing it reports why.
     let names = external_files(&bytes).unwrap_or_default();
-    let externals = names
-        .into_iter()
-        .map(|name| Ok((name.clone(), read_inside(folder, &folder.join(&name))?)))
-        .collect::<Result<_, AssetError>>()?;
+    // A named file that is not there is left to the importer, whose error says which
+    // element (which material's texture, which buffer) wanted it.
+    let mut externals = Vec::new();
+    for name in names {
+        match read_inside(folder, &folder.join(&name)) {
+            Ok(bytes) => externals.push((name, bytes)),
+            Err(AssetError::Read { source, .. }) if source.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
     Ok(AssetSource {
         prop_id: prop.id.to_string(),
         path: prop.file.clone(),
