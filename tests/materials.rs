@@ -379,34 +379,26 @@ fn drawn_both_ways(prop: &PropFiles, name: &str) -> (f64, usize) {
 /// more: sampling the checker as linear instead of sRGB shifts its colours by 30–60.
 const ORACLE_BOUND: f64 = 4.0;
 
-#[test]
-fn a_textured_pbr_sphere_looks_the_same_drawn_by_sylva_and_as_a_rend3_object() {
+/// `prop` drawn both ways covers a good part of the frame and stays within the bound.
+fn assert_looks_like_rend3(prop: &PropFiles, name: &str) {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
-    let (difference, pixels) = drawn_both_ways(&test_sphere(), "pbr-sphere");
-    println!("test sphere: mean colour difference {difference:.2} over {pixels} pixels");
-    assert!(
-        pixels > 8_000,
-        "the sphere fills the frame: {pixels} pixels"
-    );
+    let (difference, pixels) = drawn_both_ways(prop, name);
+    println!("{name}: mean colour difference {difference:.2} over {pixels} pixels");
+    assert!(pixels > 8_000, "{name} fills the frame: {pixels} pixels");
     assert!(
         difference <= ORACLE_BOUND,
-        "{difference:.2} over {pixels} pixels"
+        "{name}: {difference:.2} over {pixels} pixels"
     );
 }
 
 #[test]
+fn a_textured_pbr_sphere_looks_the_same_drawn_by_sylva_and_as_a_rend3_object() {
+    assert_looks_like_rend3(&test_sphere(), "pbr-sphere");
+}
+
+#[test]
 fn the_pbr_barrel_looks_the_same_drawn_by_sylva_and_as_a_rend3_object() {
-    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
-    let (difference, pixels) = drawn_both_ways(&barrel(), "pbr-barrel");
-    println!("barrel: mean colour difference {difference:.2} over {pixels} pixels");
-    assert!(
-        pixels > 8_000,
-        "the barrel fills the frame: {pixels} pixels"
-    );
-    assert!(
-        difference <= ORACLE_BOUND,
-        "{difference:.2} over {pixels} pixels"
-    );
+    assert_looks_like_rend3(&barrel(), "pbr-barrel");
 }
 
 /// Both upload paths where the adapter has both (lavapipe has `TEXTURE_COMPRESSION_BC`,

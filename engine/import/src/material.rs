@@ -205,29 +205,40 @@ impl<'a> Materials<'a> {
         .into_iter()
         .flatten()
         .collect();
+        // Normal and occlusion textures keep KHR_texture_transform in their extension map.
+        let untyped = |channel: Channel,
+                       index: usize,
+                       tex_coord: u32,
+                       others: Option<&serde_json::Map<String, serde_json::Value>>|
+         -> Result<Reference, ImportError> {
+            let path = format!("{here}.{}", channel.gltf_name());
+            let transform = others
+                .map(|o| untyped_transform(o, &path))
+                .transpose()?
+                .flatten();
+            Ok(Reference {
+                channel,
+                texture: index,
+                mapping: UvMapping::new(tex_coord, transform.as_ref()),
+            })
+        };
         if let Some(n) = &m.normal_texture {
             let others = n.extensions.as_ref().map(|e| &e.others);
-            let transform = match others {
-                Some(o) => untyped_transform(o, &format!("{here}.normalTexture"))?,
-                None => None,
-            };
-            references.push(Reference {
-                channel: Channel::Normal,
-                texture: n.index.value(),
-                mapping: UvMapping::new(n.tex_coord, transform.as_ref()),
-            });
+            references.push(untyped(
+                Channel::Normal,
+                n.index.value(),
+                n.tex_coord,
+                others,
+            )?);
         }
         if let Some(o) = &m.occlusion_texture {
             let others = o.extensions.as_ref().map(|e| &e.others);
-            let transform = match others {
-                Some(x) => untyped_transform(x, &format!("{here}.occlusionTexture"))?,
-                None => None,
-            };
-            references.push(Reference {
-                channel: Channel::Occlusion,
-                texture: o.index.value(),
-                mapping: UvMapping::new(o.tex_coord, transform.as_ref()),
-            });
+            references.push(untyped(
+                Channel::Occlusion,
+                o.index.value(),
+                o.tex_coord,
+                others,
+            )?);
         }
         references.extend(info(Channel::Emissive, &m.emissive_texture));
         references.sort_by_key(|r| r.channel);
