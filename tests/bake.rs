@@ -938,14 +938,11 @@ fn four_props_sharing_a_512_palette_make_at_most_one_and_a_half_megabytes_of_cac
 #[test]
 fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source() {
     let source = common::repo().join("tests/data/real/pbr/barrel.glb");
-    let assets = tempfile::tempdir().unwrap();
-    fs::write(
-        assets.path().join("catalog.ron"),
-        r#"(categories: { "pbr": (family: "prop") })"#,
-    )
-    .unwrap();
-    fs::create_dir(assets.path().join("pbr")).unwrap();
-    fs::copy(&source, assets.path().join("pbr/barrel.glb")).unwrap();
+    let assets = common::one_prop_assets(
+        "pbr",
+        r#"(family: "prop")"#,
+        "tests/data/real/pbr/barrel.glb",
+    );
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(assets.path(), &cache);

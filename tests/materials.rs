@@ -166,18 +166,11 @@ fn save(name: &str, image: &RgbaImage) {
 
 /// The barrel of the real corpus baked into a fresh cache.
 fn barrel() -> PropFiles {
-    let assets = tempfile::tempdir().unwrap();
-    std::fs::write(
-        assets.path().join("catalog.ron"),
-        r#"(categories: { "pbr": (family: "prop") })"#,
-    )
-    .unwrap();
-    std::fs::create_dir(assets.path().join("pbr")).unwrap();
-    std::fs::copy(
-        common::repo().join("tests/data/real/pbr/barrel.glb"),
-        assets.path().join("pbr/barrel.glb"),
-    )
-    .unwrap();
+    let assets = common::one_prop_assets(
+        "pbr",
+        r#"(family: "prop")"#,
+        "tests/data/real/pbr/barrel.glb",
+    );
     let out = tempfile::tempdir().unwrap();
     baked_prop(assets.path(), &CacheDir::new(out.path()), "pbr/barrel")
 }
@@ -448,20 +441,10 @@ fn bc_textures_sampled_as_blocks_look_like_their_rgba8_decode() {
 /// The bundled grass cards (`grass/tuft_cards`, alpha-tested) baked with or without
 /// coverage-preserving mips.
 fn grass_cards(coverage_mips: bool) -> PropFiles {
-    let assets = tempfile::tempdir().unwrap();
-    std::fs::write(
-        assets.path().join("catalog.ron"),
-        format!(
-            r#"(categories: {{ "grass": (family: "groundcover", bake: (lock_border: Some(false), coverage_mips: Some({coverage_mips}))) }})"#
-        ),
-    )
-    .unwrap();
-    std::fs::create_dir(assets.path().join("grass")).unwrap();
-    std::fs::copy(
-        common::repo().join("assets/grass/tuft_cards.glb"),
-        assets.path().join("grass/tuft_cards.glb"),
-    )
-    .unwrap();
+    let entry = format!(
+        r#"(family: "groundcover", bake: (lock_border: Some(false), coverage_mips: Some({coverage_mips})))"#
+    );
+    let assets = common::one_prop_assets("grass", &entry, "assets/grass/tuft_cards.glb");
     let out = tempfile::tempdir().unwrap();
     baked_prop(
         assets.path(),

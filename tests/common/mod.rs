@@ -64,6 +64,23 @@ pub fn temp_assets(categories: &[&str], files: &[(&str, &str)]) -> tempfile::Tem
     dir
 }
 
+/// A temporary assets folder holding one prop: `source` (a path in the repository)
+/// copied into `<category>/`, with a catalog whose only category is `category: entry`
+/// (`entry` a RON category, e.g. `(family: "prop")`).
+pub fn one_prop_assets(category: &str, entry: &str, source: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("catalog.ron"),
+        format!("(categories: {{ {category:?}: {entry} }})"),
+    )
+    .unwrap();
+    let folder = dir.path().join(category);
+    std::fs::create_dir(&folder).unwrap();
+    let source = repo().join(source);
+    std::fs::copy(&source, folder.join(source.file_name().unwrap())).unwrap();
+    dir
+}
+
 /// Three more copies of `<assets>/truck/CesiumMilkTruck.gltf` (`a`, `b`, `c`): the same
 /// document, so the same buffer and PNG; four props sharing one texture.
 pub fn add_truck_copies(assets: &std::path::Path) {

@@ -59,7 +59,7 @@ mod source;
 mod tests;
 
 pub use error::ImpostorError;
-pub use source::{PartSource, TextureSource, BLEND_AS_MASK_CUTOFF};
+pub use source::{PartSource, TextureSource};
 use sylva_mesh::Sphere;
 
 use crate::atlas::{resolve, Atlases};

@@ -3,14 +3,10 @@
 //! level 0 draws).
 
 use sylva_mesh::srgb::decode_texel;
-use sylva_mesh::{Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex};
+use sylva_mesh::{Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, BLEND_AS_MASK_CUTOFF};
 
 use crate::octahedral::cross;
 use crate::ImpostorError;
-
-/// The alpha cutoff a blended material is drawn with: sylva draws `BLEND` alpha-tested
-/// at 0.5 (the runtime's own choice), so its impostor is cut the same way.
-pub const BLEND_AS_MASK_CUTOFF: f32 = 0.5;
 
 /// One part of a prop at its finest level: a triangle list over its vertices.
 #[derive(Clone, Copy, Debug)]

@@ -8,5 +8,8 @@ pub mod srgb;
 mod vertex;
 
 pub use bounds::{Aabb, Sphere};
-pub use material::{AlphaMode, Channel, Material, Texture, TextureBinding, TextureKind, WrapMode};
+pub use material::{
+    AlphaMode, Channel, Material, Texture, TextureBinding, TextureKind, WrapMode,
+    BLEND_AS_MASK_CUTOFF,
+};
 pub use vertex::{Vertex, VERTEX_STRIDE};

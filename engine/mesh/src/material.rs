@@ -132,6 +132,10 @@ pub enum TextureKind {
     Linear,
 }
 
+/// The alpha cutoff `BLEND` materials are drawn with: sylva draws them alpha-tested
+/// (order-independent), and every drawing of a prop (mesh levels, impostor) cuts alike.
+pub const BLEND_AS_MASK_CUTOFF: f32 = 0.5;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AlphaMode {
     Opaque,

@@ -4,13 +4,10 @@
 
 use sylva_buckets::PropShape;
 use sylva_cache::{Entry, IndexFormat, PropView};
-use sylva_mesh::{AlphaMode as BakedAlpha, Channel, Material};
+use sylva_mesh::{AlphaMode as BakedAlpha, Channel, Material, BLEND_AS_MASK_CUTOFF};
 use sylva_render::props::{
     AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureLevels,
 };
-
-/// Cutoff for glTF `BLEND` materials, drawn alpha-tested (order-independent).
-const BLEND_AS_MASK_CUTOFF: f32 = 0.5;
 
 /// The (parts, LODs) a baked entry gives the registry. Parts of one prop share a level
 /// count: the coarsest any part has, since a placement's parts move together.
