@@ -2,7 +2,7 @@
 //!
 //! Each frame, [`LodController::tick`] may re-evaluate every placement of a
 //! [`sylva_buckets::PlacementRegistry`] against distance bands (default 0–30 m, 30–90 m,
-//! beyond) with hysteresis at every edge (default ±4 m), and move the ones that changed
+//! 90–150 m and beyond, the last band a prop's impostor where it has one) with hysteresis at every edge (default ±4 m), and move the ones that changed
 //! band to their LOD's buckets. Distance is 3D, camera to placement origin: a camera
 //! high above a forest sees it as far away, as its screen size says.
 //!
@@ -12,6 +12,8 @@
 mod bands;
 mod controller;
 mod error;
+mod fade;
 
 pub use controller::{LodConfig, LodController, TickStats};
 pub use error::LodConfigError;
+pub use fade::LodFades;

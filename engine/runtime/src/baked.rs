@@ -21,6 +21,7 @@ pub fn shape_of(entry: &Entry) -> PropShape {
     PropShape {
         parts: entry.parts.len().min(u16::MAX as usize) as u16,
         lods: lods.min(u8::MAX as usize) as u8,
+        impostor: false,
     }
 }
 

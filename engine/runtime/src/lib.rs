@@ -151,6 +151,7 @@ pub struct Runtime {
     props: PropsRenderer,
     changes: BucketChanges,
     loaded: BTreeMap<String, LoadedProp>,
+    dithered_transitions: bool,
 }
 
 impl Runtime {
@@ -166,7 +167,14 @@ impl Runtime {
             props,
             changes: BucketChanges::default(),
             loaded: BTreeMap::new(),
+            dithered_transitions: true,
         })
+    }
+
+    /// Whether placements cross-fade between LOD levels across each band edge (the
+    /// default) or switch hard at the controller's switch, as before; for comparisons.
+    pub fn set_dithered_transitions(&mut self, dithered: bool) {
+        self.dithered_transitions = dithered;
     }
 
     /// The session.
@@ -291,6 +299,12 @@ impl Runtime {
                 .update_terrain(&self.context.renderer, self.world.terrain(), camera);
         self.world.registry_mut().drain_changes(&mut self.changes);
         self.props.sync(self.world.registry(), &self.changes);
+        let fades = self.world.lod_fades();
+        self.props.set_lod_fades(if self.dithered_transitions {
+            fades.clone()
+        } else {
+            fades.hard()
+        });
         (tick, terrain)
     }
 

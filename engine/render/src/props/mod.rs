@@ -30,12 +30,13 @@ pub use pipelines::INSTANCE_STRIDE;
 
 use bucket::BucketBounds;
 pub use cull::LightReach;
-use cull::{Frustum, Instances, VisibleList};
+use cull::{Band, BucketSlots, Frustum, Instances, VisibleList};
 use pipelines::Pipelines;
 pub use upload::TextureUpload;
 use upload::{BindingTexture, DefaultTextures, GpuPart};
 
 use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropKey};
+use sylva_lod::{LodController, LodFades};
 
 use crate::convert;
 
@@ -44,11 +45,14 @@ use crate::convert;
 pub struct DrawStats {
     /// Instanced draws: one per bucket with an instance in view.
     pub draw_calls: usize,
-    /// Instances drawn: those in view.
+    /// Instances in view (each once, at its bucket's level).
     pub instances: usize,
+    /// Instances drawn a second time, at the neighbouring level they are fading with
+    /// across a band edge (dithered transitions).
+    pub faded_instances: usize,
     /// Instances in the buckets of loaded props, seen or not.
     pub instances_in_buckets: usize,
-    /// Triangles drawn by the camera's view.
+    /// Triangles drawn by the camera's view, both levels of fading instances counted.
     pub triangles: u64,
     /// Instances per LOD level.
     pub instances_per_lod: Vec<usize>,
@@ -90,12 +94,19 @@ pub struct PropsRenderer {
     /// with the same views and nothing changed since (no bucket, no prop) draws those
     /// lists again, whose compact buffers still hold their instances.
     culled: Option<(CullViews, DrawStats)>,
+    /// How levels cross-fade across band edges.
+    fades: LodFades,
+    /// Per bucket of the prop being culled and per view, its culled slots (kept for
+    /// their allocations).
+    scratch: Vec<BucketSlots>,
 }
 
 /// The views a cull was made for.
 #[derive(Clone, Debug, PartialEq)]
 struct CullViews {
     camera: glam::Mat4,
+    eye: glam::Vec3,
+    fades: LodFades,
     lights: Vec<glam::Mat4>,
     reach: Vec<LightReach>,
 }
@@ -124,6 +135,8 @@ impl PropsRenderer {
             shadow_cameras: Vec::new(),
             views: Vec::new(),
             culled: None,
+            fades: LodController::default().fades().clone(),
+            scratch: Vec::new(),
         }
     }
 
@@ -168,6 +181,15 @@ impl PropsRenderer {
         self.props.remove(&prop);
         self.culled = None;
         self.release_unused_textures();
+    }
+
+    /// How levels cross-fade across band edges from the next frame on: the LOD
+    /// controller's (`World::lod_fades`), or [`LodFades::hard`] for hard switches.
+    pub fn set_lod_fades(&mut self, fades: LodFades) {
+        if fades != self.fades {
+            self.fades = fades;
+            self.culled = None;
+        }
     }
 
     /// How block-compressed textures are uploaded from now on (by default as the
@@ -244,7 +266,9 @@ impl PropsRenderer {
 
     /// Readies a frame: the shadow cameras, and the instances each view draws, culled
     /// by bounding sphere against `registry`'s transforms (the buckets' bounds follow
-    /// them through [`Self::sync`]) and written to each view's instance buffer:
+    /// them through [`Self::sync`]) and written to each view's instance buffer (with
+    /// the placements across a band edge, as distance from `eye` says, in the draws of
+    /// both levels, fading):
     /// those the camera at `view_proj` sees, and for every directional light those
     /// inside its shadow box whose shadow can fall into the camera's view (as far as
     /// `light_reach[i]` says light `i`'s shadows go; a light without one keeps its
@@ -257,11 +281,14 @@ impl PropsRenderer {
         ready: &ReadyData,
         registry: &PlacementRegistry,
         view_proj: glam::Mat4,
+        eye: glam::Vec3,
         light_reach: &[LightReach],
     ) -> DrawStats {
         self.prepare_shadows(renderer, ready);
         let for_views = CullViews {
             camera: view_proj,
+            eye,
+            fades: self.fades.clone(),
             lights: ready
                 .directional_light_cameras
                 .iter()
@@ -294,57 +321,107 @@ impl PropsRenderer {
             index_bytes,
             ..DrawStats::default()
         };
-        for (key, part, lod, bucket) in drawable(&self.props, &self.buckets) {
-            let Some(transforms) = registry.bucket(key).map(|b| b.transforms()) else {
+        let mut culled = std::mem::take(&mut self.scratch);
+        let drawn: Vec<_> = drawable(&self.props, &self.buckets).collect();
+        for prop in drawn.chunk_by(|a, b| a.0.prop == b.0.prop) {
+            let Ok(Some(shape)) = registry.prop_shape(prop[0].0.prop) else {
                 continue;
             };
-            // The GPU copy holds the first `count` slots; never list a slot beyond it.
-            let transforms = &transforms[..bucket.count.min(transforms.len())];
-            stats.instances_in_buckets += transforms.len();
-            let (seen, shadows) = self.views.split_at_mut(1);
-            let instances = Instances {
-                transforms,
-                blocks: &bucket.blocks,
-                part: part.bounds,
-            };
-            seen[0].slots.add_bucket(
-                key,
-                &instances,
-                |c, r| camera.intersects_sphere(c, r),
-                |c, r| camera.contains_sphere(c, r),
-            );
-            for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
-                view.slots.add_bucket(
-                    key,
+            culled.resize_with(prop.len() * views, BucketSlots::default);
+            for (index, (key, part, _, bucket)) in prop.iter().enumerate() {
+                let Some(transforms) = registry.bucket(*key).map(|b| b.transforms()) else {
+                    culled[index * views..(index + 1) * views]
+                        .iter_mut()
+                        .for_each(BucketSlots::clear);
+                    continue;
+                };
+                // The GPU copy holds the first `count` slots; never list a slot beyond it.
+                let transforms = &transforms[..bucket.count.min(transforms.len())];
+                stats.instances_in_buckets += transforms.len();
+                let instances = Instances {
+                    transforms,
+                    blocks: &bucket.blocks,
+                    part: part.bounds,
+                };
+                let band = Band {
+                    eye,
+                    fades: &self.fades,
+                    level: key.lod,
+                    levels: shape.levels(),
+                };
+                let (seen, shadows) = culled[index * views..(index + 1) * views].split_at_mut(1);
+                seen[0].cull(
                     &instances,
-                    |c, r| {
-                        frustum.intersects_sphere(c, r)
-                            && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
-                    },
-                    |c, r| {
-                        frustum.contains_sphere(c, r)
-                            && light.is_none_or(|l| camera.holds_shadows_of_all(c, r, l))
-                    },
+                    &band,
+                    |c, r| camera.intersects_sphere(c, r),
+                    |c, r| camera.contains_sphere(c, r),
                 );
-            }
-            if let Some(seen) = self.views[0].range(&key) {
-                let count = seen.len();
-                stats.draw_calls += 1;
-                stats.instances += count;
-                stats.triangles += count as u64 * u64::from(lod.count / 3);
                 let level = usize::from(key.lod);
                 if stats.instances_per_lod.len() <= level {
                     stats.instances_per_lod.resize(level + 1, 0);
                 }
-                stats.instances_per_lod[level] += count;
-            }
-            for light in &self.views[1..views] {
-                if let Some(seen) = light.range(&key) {
-                    stats.shadow_draw_calls += 1;
-                    stats.shadow_instances += seen.len();
+                stats.instances_per_lod[level] += seen[0].len();
+                stats.instances += seen[0].len();
+                for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
+                    view.cull(
+                        &instances,
+                        &band,
+                        |c, r| {
+                            frustum.intersects_sphere(c, r)
+                                && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
+                        },
+                        |c, r| {
+                            frustum.contains_sphere(c, r)
+                                && light.is_none_or(|l| camera.holds_shadows_of_all(c, r, l))
+                        },
+                    );
+                    stats.shadow_instances += view.len();
                 }
             }
+            // The bucket a part draws at `lod`: the impostor is one bucket for all parts.
+            let index_of = |part: u16, lod: u8| {
+                let part = if shape.is_impostor(lod) { 0 } else { part };
+                let key = BucketKey {
+                    part,
+                    lod,
+                    ..prop[0].0
+                };
+                prop.iter()
+                    .position(|entry| entry.0 == key)
+                    .map(|i| (key, i))
+            };
+            for (view, list) in self.views[..views].iter_mut().enumerate() {
+                let slots = |found: Option<(BucketKey, usize)>| {
+                    found.map(|(key, index)| (key, &culled[index * views + view]))
+                };
+                for (index, (key, _, _, _)) in prop.iter().enumerate() {
+                    let finer = key
+                        .lod
+                        .checked_sub(1)
+                        .and_then(|lod| index_of(key.part, lod));
+                    let coarser = index_of(key.part, key.lod + 1);
+                    list.slots.add_draw(
+                        *key,
+                        &culled[index * views + view],
+                        slots(finer),
+                        slots(coarser),
+                    );
+                }
+            }
+            for (key, _, lod, _) in prop {
+                if let Some(seen) = self.views[0].range(key) {
+                    let count = seen.len();
+                    stats.draw_calls += 1;
+                    stats.faded_instances += count;
+                    stats.triangles += count as u64 * u64::from(lod.count / 3);
+                }
+                let lights = &self.views[1..views];
+                stats.shadow_draw_calls += lights.iter().filter(|l| l.range(key).is_some()).count();
+            }
         }
+        self.scratch = culled;
+        // Every drawn instance was counted; those drawn once are the instances in view.
+        stats.faded_instances = stats.faded_instances.saturating_sub(stats.instances);
         for view in &mut self.views[..views] {
             stats.uploaded_instances += view.upload(renderer, registry);
         }

@@ -145,8 +145,17 @@ impl Pipelines {
                 source: ShaderSource::Wgsl(Cow::Borrowed(source)),
             })
         };
-        let forward_module = module("props", include_str!("props.wgsl"));
-        let shadow_module = module("props shadow", include_str!("props_shadow.wgsl"));
+        let forward_module = module(
+            "props",
+            concat!(include_str!("dither.wgsl"), include_str!("props.wgsl")),
+        );
+        let shadow_module = module(
+            "props shadow",
+            concat!(
+                include_str!("dither.wgsl"),
+                include_str!("props_shadow.wgsl")
+            ),
+        );
         let forward_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: Some("props forward"),
             bind_group_layouts: &[&interfaces.forward_uniform_bgl, &material_layout],
@@ -317,9 +326,14 @@ fn shadow_pipeline(
                 },
             }),
             multisample: MultisampleState::default(),
-            fragment: masked.then_some(FragmentState {
+            // Both discard: masked casters by alpha and fade, opaque ones by fade.
+            fragment: Some(FragmentState {
                 module,
-                entry_point: "fs_shadow_masked",
+                entry_point: if masked {
+                    "fs_shadow_masked"
+                } else {
+                    "fs_shadow"
+                },
                 targets: &[],
             }),
             multiview: None,

@@ -97,13 +97,15 @@ struct VertexOutput {
     [[location(2)]] uv: vec2<f32>;
     [[location(3)]] color: vec4<f32>;
     [[location(4)]] tangent: vec4<f32>;
+    [[location(5), interpolate(flat)]] fade: f32;
 };
 
 [[stage(vertex)]]
 fn vs_main(v: VertexInput) -> VertexOutput {
-    let model = mat4x4<f32>(v.model0, v.model1, v.model2, v.model3);
+    let model = placement(v.model0, v.model1, v.model2, v.model3);
     let world = model * vec4<f32>(v.position, 1.0);
     var out: VertexOutput;
+    out.fade = v.model0.w;
     out.clip = frame.uniforms.view_proj * world;
     out.world = world.xyz;
     // Placements scale uniformly, so the model matrix itself carries normals and
@@ -181,7 +183,7 @@ fn fs_main(in: VertexOutput, [[builtin(front_facing)]] front: bool) -> [[locatio
     let ao = textureSample(occlusion_texture, material_sampler, in.uv).r;
     let glow = textureSample(emissive_texture, material_sampler, in.uv).rgb;
     let albedo = material.base_color * in.color * base;
-    if (albedo.a < material.flags.x) {
+    if (albedo.a < material.flags.x || faded_out(in.fade, in.clip.xy)) {
         discard;
     }
     let n = shading_normal(in, front, map);
