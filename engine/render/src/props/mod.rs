@@ -7,6 +7,7 @@ mod blocks;
 mod bucket;
 mod cull;
 mod geometry;
+mod impostor;
 mod nodes;
 mod pipelines;
 mod upload;
@@ -23,9 +24,10 @@ use wgpu::{
 };
 
 pub use geometry::{
-    AlphaMode, GeometryError, IndexWidth, LodIndices, PartGeometry, PartMaterial, PixelFormat,
-    TextureLevels, VERTEX_STRIDE,
+    AlphaMode, GeometryError, ImpostorGeometry, IndexWidth, LodIndices, PartGeometry, PartMaterial,
+    PixelFormat, TextureLevels, VERTEX_STRIDE,
 };
+use impostor::GpuImpostor;
 pub use pipelines::INSTANCE_STRIDE;
 
 use bucket::BucketBounds;
@@ -70,6 +72,50 @@ pub struct DrawStats {
     pub index_bytes: u64,
 }
 
+/// A loaded prop on the GPU.
+struct GpuProp {
+    parts: Vec<GpuPart>,
+    /// Drawn for its bucket level past the last mesh LOD, where it has one.
+    impostor: Option<GpuImpostor>,
+}
+
+impl GpuProp {
+    fn texture_keys(&self) -> impl Iterator<Item = [u8; 32]> + '_ {
+        let parts = self
+            .parts
+            .iter()
+            .flat_map(|p| p.texture_keys.iter().copied());
+        parts.chain(self.impostor.iter().flat_map(|i| i.texture_keys))
+    }
+}
+
+/// What one bucket draws with.
+#[derive(Clone, Copy)]
+enum Drawn<'a> {
+    Mesh {
+        part: &'a GpuPart,
+        lod: &'a upload::GpuLod,
+    },
+    Impostor(&'a GpuImpostor),
+}
+
+impl Drawn<'_> {
+    /// Its bounding sphere in prop space.
+    fn bounds(&self) -> cull::Sphere {
+        match self {
+            Drawn::Mesh { part, .. } => part.bounds,
+            Drawn::Impostor(impostor) => impostor.bounds,
+        }
+    }
+
+    fn triangles(&self) -> u64 {
+        match self {
+            Drawn::Mesh { lod, .. } => u64::from(lod.count / 3),
+            Drawn::Impostor(_) => 2,
+        }
+    }
+}
+
 struct ShadowCamera {
     uniform: Buffer,
     bind_group: BindGroup,
@@ -85,7 +131,7 @@ pub struct PropsRenderer {
     texture_upload: TextureUpload,
     /// One GPU texture per texture key, while a loaded part uses it.
     textures: BTreeMap<[u8; 32], BindingTexture>,
-    props: BTreeMap<PropKey, Vec<GpuPart>>,
+    props: BTreeMap<PropKey, GpuProp>,
     buckets: BTreeMap<BucketKey, BucketBounds>,
     shadow_cameras: Vec<ShadowCamera>,
     /// Visible slots per view: the camera first, then each directional light.
@@ -140,18 +186,30 @@ impl PropsRenderer {
         }
     }
 
-    /// Uploads (or replaces, for hot reload) a prop's parts. Buckets are untouched:
-    /// instances of the prop draw with the new geometry from the next frame on.
+    /// Uploads (or replaces, for hot reload) a prop's parts and its impostor. Buckets
+    /// are untouched: instances of the prop draw with the new geometry from the next
+    /// frame on. The registry's shape of the prop should say `impostor` exactly when
+    /// one is given here, whose level is then the one after the fewest LODs any part
+    /// has; without one, the impostor level's bucket draws part 0's coarsest LOD.
     pub fn set_prop(
         &mut self,
         renderer: &Renderer,
         prop: PropKey,
         parts: &[PartGeometry],
+        impostor: Option<&ImpostorGeometry>,
     ) -> Result<(), GeometryError> {
         for (index, part) in parts.iter().enumerate() {
             part.validate(index)?;
         }
-        for texture in parts.iter().flat_map(|p| p.material.textures()) {
+        if let Some(impostor) = impostor {
+            impostor.validate(parts.len())?;
+        }
+        let impostor_atlases = impostor.iter().flat_map(|i| [i.albedo, i.normal]);
+        for texture in parts
+            .iter()
+            .flat_map(|p| p.material.textures())
+            .chain(impostor_atlases)
+        {
             self.textures
                 .entry(texture.key)
                 .or_insert_with(|| BindingTexture::upload(renderer, texture, self.texture_upload));
@@ -169,7 +227,22 @@ impl PropsRenderer {
                 )
             })
             .collect();
-        self.props.insert(prop, gpu);
+        let impostor = impostor.map(|impostor| {
+            GpuImpostor::upload(
+                renderer,
+                &self.pipelines,
+                &self.sampler,
+                &self.textures,
+                impostor,
+            )
+        });
+        self.props.insert(
+            prop,
+            GpuProp {
+                parts: gpu,
+                impostor,
+            },
+        );
         self.culled = None;
         self.release_unused_textures();
         Ok(())
@@ -213,8 +286,7 @@ impl PropsRenderer {
         let used: BTreeSet<[u8; 32]> = self
             .props
             .values()
-            .flatten()
-            .flat_map(|p| p.texture_keys.iter().copied())
+            .flat_map(GpuProp::texture_keys)
             .collect();
         // The bind groups of replaced parts went with them; nothing else holds these.
         self.textures.retain(|key, _| used.contains(key));
@@ -258,7 +330,7 @@ impl PropsRenderer {
 
     /// Bytes of vertex and index data on the GPU.
     fn memory(&self) -> (u64, u64) {
-        let parts = self.props.values().flatten();
+        let parts = self.props.values().flat_map(|p| &p.parts);
         let vertex = parts.clone().map(|p| p.vertex_bytes).sum();
         let index = parts.flat_map(|p| &p.lods).map(|l| l.index_bytes).sum();
         (vertex, index)
@@ -328,7 +400,7 @@ impl PropsRenderer {
                 continue;
             };
             culled.resize_with(prop.len() * views, BucketSlots::default);
-            for (index, (key, part, _, bucket)) in prop.iter().enumerate() {
+            for (index, (key, drawn, bucket)) in prop.iter().enumerate() {
                 let Some(transforms) = registry.bucket(*key).map(|b| b.transforms()) else {
                     culled[index * views..(index + 1) * views]
                         .iter_mut()
@@ -341,7 +413,7 @@ impl PropsRenderer {
                 let instances = Instances {
                     transforms,
                     blocks: &bucket.blocks,
-                    part: part.bounds,
+                    part: drawn.bounds(),
                 };
                 let band = Band {
                     eye,
@@ -394,7 +466,7 @@ impl PropsRenderer {
                 let slots = |found: Option<(BucketKey, usize)>| {
                     found.map(|(key, index)| (key, &culled[index * views + view]))
                 };
-                for (index, (key, _, _, _)) in prop.iter().enumerate() {
+                for (index, (key, _, _)) in prop.iter().enumerate() {
                     let finer = key
                         .lod
                         .checked_sub(1)
@@ -408,12 +480,12 @@ impl PropsRenderer {
                     );
                 }
             }
-            for (key, _, lod, _) in prop {
+            for (key, drawn, _) in prop {
                 if let Some(seen) = self.views[0].range(key) {
                     let count = seen.len();
                     stats.draw_calls += 1;
                     stats.faded_instances += count;
-                    stats.triangles += count as u64 * u64::from(lod.count / 3);
+                    stats.triangles += count as u64 * drawn.triangles();
                 }
                 let lights = &self.views[1..views];
                 stats.shadow_draw_calls += lights.iter().filter(|l| l.range(key).is_some()).count();
@@ -433,10 +505,8 @@ impl PropsRenderer {
         stats
     }
 
-    /// Every non-empty bucket whose part exists, with the part and level to draw.
-    fn drawable(
-        &self,
-    ) -> impl Iterator<Item = (BucketKey, &GpuPart, &upload::GpuLod, &BucketBounds)> {
+    /// Every non-empty bucket whose prop is loaded, with what it draws.
+    fn drawable(&self) -> impl Iterator<Item = (BucketKey, Drawn<'_>, &BucketBounds)> {
         drawable(&self.props, &self.buckets)
     }
 
@@ -471,21 +541,29 @@ impl PropsRenderer {
     }
 }
 
-/// Every non-empty bucket whose part exists, with the part and level to draw.
+/// Every non-empty bucket whose prop is loaded, with what it draws: the impostor for
+/// part 0's bucket at the level past the fewest LODs any part has, when the prop has
+/// one; else the part's LOD, or its coarsest when the geometry has fewer.
 fn drawable<'a>(
-    props: &'a BTreeMap<PropKey, Vec<GpuPart>>,
+    props: &'a BTreeMap<PropKey, GpuProp>,
     buckets: &'a BTreeMap<BucketKey, BucketBounds>,
-) -> impl Iterator<Item = (BucketKey, &'a GpuPart, &'a upload::GpuLod, &'a BucketBounds)> {
+) -> impl Iterator<Item = (BucketKey, Drawn<'a>, &'a BucketBounds)> {
     buckets
         .iter()
         .filter(|(_, b)| b.count > 0)
         .filter_map(|(key, bucket)| {
-            let part = props.get(&key.prop)?.get(usize::from(key.part))?;
-            // A bucket for a level the new geometry lacks draws the coarsest it has.
+            let prop = props.get(&key.prop)?;
+            let mesh_levels = prop.parts.iter().map(|p| p.lods.len()).min()?;
+            if let Some(impostor) = &prop.impostor {
+                if key.part == 0 && usize::from(key.lod) == mesh_levels {
+                    return Some((*key, Drawn::Impostor(impostor), bucket));
+                }
+            }
+            let part = prop.parts.get(usize::from(key.part))?;
             let lod = part
                 .lods
                 .get(usize::from(key.lod))
                 .or_else(|| part.lods.last())?;
-            Some((*key, part, lod, bucket))
+            Some((*key, Drawn::Mesh { part, lod }, bucket))
         })
 }
