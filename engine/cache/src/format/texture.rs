@@ -1,4 +1,4 @@
-//! Texture blob files, version 3: one baked texture each, named after the BLAKE3 hash
+//! Texture blob files, version 2: one baked texture each, named after the BLAKE3 hash
 //! of their bytes ([`TextureId`]), so props that use the same texture share one file.
 //! Little-endian throughout.
 //!
@@ -17,7 +17,7 @@ use super::{header, malformed, FormatError, BLOB_ALIGN, HEADER_SIZE};
 
 pub const TEXTURE_MAGIC: &[u8; 8] = b"SYLVATEX";
 /// Bumped on any change to the bytes a texture blob holds.
-pub const TEXTURE_FORMAT_VERSION: u32 = 3;
+pub const TEXTURE_FORMAT_VERSION: u32 = 2;
 /// Largest width or height a blob holds (the importer refuses larger images).
 pub const MAX_TEXTURE_SIZE: u32 = 16_384;
 /// Where the first level starts.
@@ -40,20 +40,16 @@ pub enum PixelFormat {
     Bc3Srgb,
     /// BC5: 16 bytes a block, two linear channels (a normal map's X and Y).
     Bc5,
-    /// BC3 of linear data, colour fitted unweighted (an impostor's normal and depth
-    /// atlas: its alpha is depth, not coverage). New in blob version 3.
-    Bc3Linear,
 }
 
 impl PixelFormat {
-    const ALL: [PixelFormat; 7] = [
+    const ALL: [PixelFormat; 6] = [
         PixelFormat::Rgba8Srgb,
         PixelFormat::Rgba8Linear,
         PixelFormat::Bc1Srgb,
         PixelFormat::Bc1Linear,
         PixelFormat::Bc3Srgb,
         PixelFormat::Bc5,
-        PixelFormat::Bc3Linear,
     ];
 
     /// The byte the file stores.
@@ -70,7 +66,7 @@ impl PixelFormat {
         match self {
             PixelFormat::Rgba8Srgb | PixelFormat::Rgba8Linear => None,
             PixelFormat::Bc1Srgb | PixelFormat::Bc1Linear => Some(8),
-            PixelFormat::Bc3Srgb | PixelFormat::Bc3Linear | PixelFormat::Bc5 => Some(16),
+            PixelFormat::Bc3Srgb | PixelFormat::Bc5 => Some(16),
         }
     }
 
@@ -96,7 +92,7 @@ impl PixelFormat {
         match self {
             PixelFormat::Rgba8Srgb | PixelFormat::Rgba8Linear => None,
             PixelFormat::Bc1Srgb | PixelFormat::Bc1Linear => Some(texpresso::Format::Bc1),
-            PixelFormat::Bc3Srgb | PixelFormat::Bc3Linear => Some(texpresso::Format::Bc3),
+            PixelFormat::Bc3Srgb => Some(texpresso::Format::Bc3),
             PixelFormat::Bc5 => Some(texpresso::Format::Bc5),
         }
     }
@@ -377,9 +373,8 @@ mod tests {
         }
     }
 
-    fn golden_path(version: u32) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("tests/data/golden-texture-v{version}.sylvatex"))
+    fn golden_path() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-texture-v2.sylvatex")
     }
 
     /// After a deliberate format change (with a new `TEXTURE_FORMAT_VERSION`), write the
@@ -387,14 +382,10 @@ mod tests {
     #[test]
     fn the_golden_texture_decodes_and_reencodes_identically() {
         if std::env::var_os("SYLVA_BLESS").is_some() {
-            std::fs::write(
-                golden_path(TEXTURE_FORMAT_VERSION),
-                encode_texture(&sample()).unwrap().bytes,
-            )
-            .unwrap();
+            std::fs::write(golden_path(), encode_texture(&sample()).unwrap().bytes).unwrap();
         }
-        let golden = std::fs::read(golden_path(TEXTURE_FORMAT_VERSION)).expect(
-            "tests/data/golden-texture-v3.sylvatex is committed; a deliberate format change writes a new golden file",
+        let golden = std::fs::read(golden_path()).expect(
+            "tests/data/golden-texture-v2.sylvatex is committed; a deliberate format change writes a new golden file",
         );
         let view = TextureView::parse(&golden).unwrap();
         assert_eq!(view.to_baked(), sample());
@@ -409,20 +400,6 @@ mod tests {
                 0
             );
         }
-    }
-
-    /// A blob of the previous version (before `Bc3Linear`) is refused by version, not
-    /// misread: the bake writes it anew.
-    #[test]
-    fn the_previous_golden_texture_is_refused_by_version() {
-        let old = std::fs::read(golden_path(2)).unwrap();
-        assert_eq!(
-            TextureView::parse(&old).unwrap_err(),
-            FormatError::UnsupportedVersion {
-                found: 2,
-                supported: TEXTURE_FORMAT_VERSION
-            }
-        );
     }
 
     #[test]
@@ -493,12 +470,7 @@ mod tests {
         // A smooth gradient: BC keeps it within a few steps per channel (BC1 gets it
         // opaque: it has only 1-bit alpha).
         let (w, h) = (8u32, 8u32);
-        for format in [
-            PixelFormat::Bc1Srgb,
-            PixelFormat::Bc3Srgb,
-            PixelFormat::Bc3Linear,
-            PixelFormat::Bc5,
-        ] {
+        for format in [PixelFormat::Bc1Srgb, PixelFormat::Bc3Srgb, PixelFormat::Bc5] {
             let rgba: Vec<u8> = (0..w * h)
                 .flat_map(|i| {
                     let (x, y) = (i % w, i / w);
@@ -523,7 +495,7 @@ mod tests {
                     assert!(a[c].abs_diff(b[c]) <= 20, "{format:?}: {a:?} became {b:?}");
                 }
             }
-            if matches!(format, PixelFormat::Bc3Srgb | PixelFormat::Bc3Linear) {
+            if format == PixelFormat::Bc3Srgb {
                 assert!(rgba
                     .chunks(4)
                     .zip(decoded.chunks(4))

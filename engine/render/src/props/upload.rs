@@ -213,7 +213,6 @@ fn wgpu_format(format: PixelFormat) -> TextureFormat {
         PixelFormat::Bc1Srgb => TextureFormat::Bc1RgbaUnormSrgb,
         PixelFormat::Bc1Linear => TextureFormat::Bc1RgbaUnorm,
         PixelFormat::Bc3Srgb => TextureFormat::Bc3RgbaUnormSrgb,
-        PixelFormat::Bc3Linear => TextureFormat::Bc3RgbaUnorm,
         PixelFormat::Bc5 => TextureFormat::Bc5RgUnorm,
     }
 }
