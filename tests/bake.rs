@@ -9,7 +9,8 @@ use std::path::Path;
 use common::{add_file, temp_assets};
 use sylva::bake::stages::StopReason;
 use sylva::bake::{
-    bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, Status,
+    bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, ImpostorSummary,
+    Status,
 };
 use sylva::cache::{CacheDir, Entry, Manifest};
 
@@ -378,8 +379,9 @@ fn bakes_are_identical_on_one_and_four_threads() {
     let one = bytes_with(1);
     assert_eq!(
         one.len(),
-        6,
-        "four entries, the truck's texture, the manifest"
+        12,
+        "four entries, the truck's texture, the atlases of three impostors (the quad is \
+         flat), the manifest"
     );
     assert_eq!(one, bytes_with(4));
 }
@@ -953,10 +955,94 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
     let material = &prop.entry.parts[0].material;
     assert!(material.normal_texture.is_some() && material.metallic_roughness_texture.is_some());
     let formats: Vec<_> = prop.textures.iter().map(|t| (t.width, t.format)).collect();
-    use sylva::cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc5};
-    assert_eq!(formats, [(1024, Bc1Srgb), (1024, Bc1Linear), (1024, Bc5)]);
+    use sylva::cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc3Srgb, Bc5, Rgba8Linear};
+    // Then the impostor's atlases: 12 views of 8² texels a side.
+    assert_eq!(
+        formats,
+        [
+            (1024, Bc1Srgb),
+            (1024, Bc1Linear),
+            (1024, Bc5),
+            (96, Bc3Srgb),
+            (96, Rgba8Linear)
+        ]
+    );
     let total = files.entry.len() + files.textures.iter().map(Vec::len).sum::<usize>();
     let source_bytes = fs::metadata(&source).unwrap().len() as usize;
     println!("the barrel: {total} bytes of cache for a {source_bytes}-byte source");
     assert!(2 * total <= 3 * source_bytes, "{total} bytes");
+}
+
+/// A prop too small for an impostor bakes without one, and its entry and the bake's
+/// summary say why; a tree gets one, its two atlases blobs of the entry in BC3, which
+/// `check` verifies like every blob; the catalog can turn it off.
+#[test]
+fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
+    let pebble = common::one_prop_assets(
+        "pebble",
+        r#"(family: "prop")"#,
+        "assets/pebble/flint_chip.glb",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    let report = bake(pebble.path(), &cache);
+    assert_eq!((report.baked(), report.failed()), (1, 0));
+    let Some(ImpostorSummary::Refused { reason }) =
+        report.assets[0].summary.as_ref().map(|s| &s.impostor)
+    else {
+        panic!("{:?}", report.assets[0].summary)
+    };
+    assert!(reason.contains("too small"), "{reason}");
+    let manifest = cache.read_manifest().unwrap();
+    let (_, listed) = manifest.prop("pebble/flint_chip").unwrap();
+    let files = cache.read_prop(&listed.entry).unwrap();
+    let prop = files.parse().unwrap();
+    assert_eq!(prop.entry.impostor(), None);
+    assert_eq!(prop.entry.impostor_refusal(), Some(reason.as_str()));
+    assert!(prop.textures.is_empty(), "no atlas blobs");
+
+    let tree = common::one_prop_assets(
+        "tree",
+        r#"(family: "prop")"#,
+        "tests/data/real/quaternius_nature/CommonTree_1.glb",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(tree.path(), &cache);
+    let manifest = cache.read_manifest().unwrap();
+    let (_, listed) = manifest.prop("tree/CommonTree_1").unwrap();
+    let files = cache.read_prop(&listed.entry).unwrap();
+    let prop = files.parse().unwrap();
+    let impostor = prop.entry.impostor().expect("a tree has an impostor");
+    assert_eq!(impostor.grid, 12);
+    let side = impostor.grid * impostor.cell_px;
+    let (albedo, normal) = (
+        &prop.textures[impostor.albedo as usize],
+        &prop.textures[impostor.normal as usize],
+    );
+    use sylva::cache::PixelFormat::{Bc3Srgb, Rgba8Linear};
+    assert_eq!((albedo.width, albedo.format), (side, Bc3Srgb));
+    assert_eq!((normal.width, normal.format), (side, Rgba8Linear));
+    let smallest_cell = impostor.cell_px >> (albedo.levels.len() - 1);
+    assert_eq!(smallest_cell, 4, "levels stop at cells of one BC block");
+    assert!(check_messages(tree.path(), &cache).is_empty());
+
+    fs::write(
+        tree.path().join("catalog.ron"),
+        r#"(categories: { "tree": (family: "prop", bake: (impostor: Some(false))) })"#,
+    )
+    .unwrap();
+    let report = bake(tree.path(), &cache);
+    assert_eq!(report.baked(), 1, "the setting is in the key");
+    let Some(ImpostorSummary::Refused { reason }) =
+        report.assets[0].summary.as_ref().map(|s| &s.impostor)
+    else {
+        panic!("{:?}", report.assets[0].summary)
+    };
+    assert!(reason.contains("turned off"), "{reason}");
+    assert_eq!(
+        cache.texture_files().unwrap().len(),
+        0,
+        "the atlases went with it"
+    );
 }

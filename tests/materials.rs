@@ -19,7 +19,7 @@ use sylva::bake::texture::{bake_texture, TextureSettings};
 use sylva::bake::{bake_folder, BakeOptions};
 use sylva::buckets::{BucketChanges, PlacementRegistry};
 use sylva::cache::{
-    encode, encode_texture, BakedAsset, BakedLevel, BakedPart, CacheDir, PropFiles,
+    encode, encode_texture, BakedAsset, BakedLevel, BakedPart, CacheDir, ImpostorRecord, PropFiles,
 };
 use sylva::mesh::{Aabb, Material, Sphere, Texture, TextureBinding, TextureKind, Vertex, WrapMode};
 use sylva::render::props::{PartGeometry, PropsRenderer, TextureUpload};
@@ -314,6 +314,7 @@ fn test_sphere() -> PropFiles {
         bounds,
         parts: vec![part],
         textures: textures.iter().map(|t| t.id).collect(),
+        impostor: ImpostorRecord::refused("a test prop without an impostor"),
     };
     PropFiles {
         entry: encode(&asset).unwrap(),
