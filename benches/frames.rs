@@ -1,7 +1,9 @@
 //! Frame time on the software Vulkan driver (lavapipe) for the same busy session drawn
 //! two ways in one run: through the instanced-bucket plugin, and as one rend3 object per
-//! placement part (each LOD its own mesh) — the prototype's starting point. Also the
-//! GPU vertex bytes of each.
+//! placement part (each LOD its own mesh) — the prototype's starting point; both
+//! without impostors, which rend3 objects cannot draw. Also the GPU vertex bytes of
+//! each. Then the far band: every preset filled over the whole world, from the
+//! overview, with impostors as the last level and without (the coarsest mesh).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::bake::{bake_folder, BakeOptions};
@@ -33,6 +35,7 @@ fn frames(c: &mut Criterion) {
 
     let camera = CameraView::landmark(&default_world(), Landmark::Meadow);
     let mut plugin = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
+    plugin.set_impostors(false);
     plugin.load_cache(&cache).unwrap();
     let (width, height) = SIZES[0];
     let (_, stats) = plugin.render_image(camera, 0.0, width, height).unwrap();
@@ -123,5 +126,50 @@ fn frames(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, frames);
+/// The whole-world session from the overview, with and without impostors, side by side.
+fn far_band(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CacheDir::new(dir.path());
+    bake_folder(
+        &common::repo().join("assets"),
+        &cache,
+        &BakeOptions::default(),
+    )
+    .unwrap();
+    let camera = CameraView::overview(&default_world());
+    let (width, height) = SIZES[0];
+    let mut runtimes = [true, false].map(|impostors| {
+        let world = common::whole_world();
+        let mut runtime = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
+        runtime.set_impostors(impostors);
+        runtime.load_cache(&cache).unwrap();
+        let (_, stats) = runtime.render_image(camera, 0.0, width, height).unwrap();
+        println!(
+            "whole world, impostors {}: {} placements, {} instances in view, per level {:?}, \
+             {} triangles, {} draws; shadows {} instances",
+            if impostors { "on" } else { "off" },
+            stats.placements,
+            stats.draw.instances,
+            stats.draw.instances_per_lod,
+            stats.draw.triangles,
+            stats.draw.draw_calls,
+            stats.draw.shadow_instances,
+        );
+        runtime
+    });
+    let mut group = c.benchmark_group(format!("overview_whole_world_{width}x{height}_lavapipe"));
+    group.sample_size(10);
+    let mut now = 1.0;
+    for (runtime, name) in runtimes.iter_mut().zip(["impostors", "coarsest_mesh"]) {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                now += 1.0;
+                runtime.render_image(camera, now, width, height).unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frames, far_band);
 criterion_main!(benches);

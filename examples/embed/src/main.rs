@@ -64,6 +64,7 @@ fn main() -> Result<()> {
             &entry.prop,
             &entry.entry,
             &files,
+            true,
         )?;
     }
 

@@ -320,7 +320,7 @@ impl CursorLayer {
                 },
             };
             renderer
-                .set_prop(&context.renderer, key, &[part])
+                .set_prop(&context.renderer, key, &[part], None)
                 .map_err(|e| marker_error(e.to_string()))?;
             keys.push((tint, key));
         }

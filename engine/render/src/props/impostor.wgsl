@@ -86,6 +86,10 @@ fn fs_impostor(in: ImpostorOutput) -> [[location(0)]] vec4<f32> {
         + (h3.point + h3.toward * (n3.a * 2.0 - 1.0) * r) * w.w;
     let world = (model * vec4<f32>(surface, 1.0)).xyz;
     let n = normalize((model * vec4<f32>(bent, 0.0)).xyz);
+    // The impostor's own shadow is a flat card through its centre facing the sun: looked
+    // up from a sphere's radius towards the sun, its points are never behind it, and
+    // other casters still shade them (the atlas normals shade the prop itself).
+    let lift = r * length(in.model0.xyz);
     let diffuse = albedo / PI;
     var color = vec3<f32>(0.0, 0.0, 0.0);
     var i: u32 = 0u;
@@ -95,7 +99,7 @@ fn fs_impostor(in: ImpostorOutput) -> [[location(0)]] vec4<f32> {
         }
         let light = lights.lights[i];
         let nol = clamp(dot(n, -light.direction), 0.0, 1.0);
-        color = color + diffuse * light.color * nol * sunlight(i, world);
+        color = color + diffuse * light.color * nol * sunlight(i, world - light.direction * lift);
         i = i + 1u;
     }
     return vec4<f32>(max(color, frame.uniforms.ambient.rgb * albedo), 1.0);

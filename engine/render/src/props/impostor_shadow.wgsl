@@ -1,10 +1,12 @@
 // A prop's impostor into a directional light's shadow map: the quad faces the light and
 // each pixel reads the views nearest the light's direction along the light's parallel
 // rays, alpha-tested and faded like the forward pass. Group 0 is the light's
-// view-projection, group 1 the atlas (impostor_atlas.wgsl).
+// view-projection and direction, group 1 the atlas (impostor_atlas.wgsl).
 
 struct ShadowCamera {
     view_proj: mat4x4<f32>;
+    // xyz: the unit vector towards the light.
+    toward_light: vec4<f32>;
 };
 
 [[group(0), binding(0)]]
@@ -31,9 +33,8 @@ fn vs_impostor_shadow([[builtin(vertex_index)]] index: u32, i: Instance) -> Shad
     let scale = length(model[0].xyz);
     let centre = (model * vec4<f32>(impostor.sphere.xyz, 1.0)).xyz;
     let radius = impostor.sphere.w * scale;
-    // Reverse Z: depth grows towards the light along the matrix's third row.
     let vp = camera.view_proj;
-    let toward = normalize(vec3<f32>(vp[0].z, vp[1].z, vp[2].z));
+    let toward = camera.toward_light.xyz;
     let world = quad_corner(index, centre, toward, radius);
     var out: ShadowOutput;
     out.clip = vp * vec4<f32>(world, 1.0);

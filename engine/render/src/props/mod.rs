@@ -145,6 +145,9 @@ pub struct PropsRenderer {
     /// Per bucket of the prop being culled and per view, its culled slots (kept for
     /// their allocations).
     scratch: Vec<BucketSlots>,
+    /// Every bucket level of the loaded props at the last cull, drawn where a view has
+    /// instances for it.
+    draw_keys: Vec<BucketKey>,
 }
 
 /// The views a cull was made for.
@@ -183,6 +186,7 @@ impl PropsRenderer {
             culled: None,
             fades: LodController::default().fades().clone(),
             scratch: Vec::new(),
+            draw_keys: Vec::new(),
         }
     }
 
@@ -394,14 +398,31 @@ impl PropsRenderer {
             ..DrawStats::default()
         };
         let mut culled = std::mem::take(&mut self.scratch);
-        let drawn: Vec<_> = drawable(&self.props, &self.buckets).collect();
-        for prop in drawn.chunk_by(|a, b| a.0.prop == b.0.prop) {
-            let Ok(Some(shape)) = registry.prop_shape(prop[0].0.prop) else {
+        self.draw_keys.clear();
+        for (&prop_key, gpu) in &self.props {
+            let Ok(Some(shape)) = registry.prop_shape(prop_key) else {
                 continue;
             };
+            // Every bucket level of the shape, empty ones too: a placement fading into a
+            // level no placement is at yet is drawn by that level's draw.
+            let prop: Vec<(BucketKey, Drawn, Option<&BucketBounds>)> = (0..shape.levels())
+                .flat_map(|lod| {
+                    (0..shape.parts_at(lod)).map(move |part| BucketKey {
+                        prop: prop_key,
+                        part,
+                        lod,
+                    })
+                })
+                .filter_map(|key| {
+                    let bucket = self.buckets.get(&key).filter(|b| b.count > 0);
+                    Some((key, drawn(gpu, key)?, bucket))
+                })
+                .collect();
+            self.draw_keys.extend(prop.iter().map(|entry| entry.0));
             culled.resize_with(prop.len() * views, BucketSlots::default);
             for (index, (key, drawn, bucket)) in prop.iter().enumerate() {
-                let Some(transforms) = registry.bucket(*key).map(|b| b.transforms()) else {
+                let transforms = registry.bucket(*key).map(|b| b.transforms());
+                let (Some(transforms), Some(bucket)) = (transforms, bucket) else {
                     culled[index * views..(index + 1) * views]
                         .iter_mut()
                         .for_each(BucketSlots::clear);
@@ -480,7 +501,7 @@ impl PropsRenderer {
                     );
                 }
             }
-            for (key, drawn, _) in prop {
+            for (key, drawn, _) in &prop {
                 if let Some(seen) = self.views[0].range(key) {
                     let count = seen.len();
                     stats.draw_calls += 1;
@@ -505,15 +526,30 @@ impl PropsRenderer {
         stats
     }
 
-    /// Every non-empty bucket whose prop is loaded, with what it draws.
-    fn drawable(&self) -> impl Iterator<Item = (BucketKey, Drawn<'_>, &BucketBounds)> {
-        drawable(&self.props, &self.buckets)
+    /// Every bucket level of the loaded props as of the last cull, with what it draws.
+    fn drawable(&self) -> impl Iterator<Item = (BucketKey, Drawn<'_>)> {
+        self.draw_keys.iter().filter_map(|key| {
+            let gpu = self.props.get(&key.prop)?;
+            Some((*key, drawn(gpu, *key)?))
+        })
     }
 
     /// Points each shadow node at its light's camera for this frame.
     fn prepare_shadows(&mut self, renderer: &Renderer, ready: &ReadyData) {
         for (index, camera) in ready.directional_light_cameras.iter().enumerate() {
-            let view_proj = convert::from_mat4(camera.view_proj()).to_cols_array();
+            let view_proj = convert::from_mat4(camera.view_proj());
+            // The view's third row is its forward axis in a left-handed frame (negated in
+            // a right-handed one); the light comes from the other way.
+            let forward = convert::from_mat4(camera.view()).row(2).truncate();
+            let toward_light = match renderer.handedness {
+                rend3::types::Handedness::Left => -forward,
+                rend3::types::Handedness::Right => forward,
+            }
+            .normalize_or_zero();
+            let mut uniform = [0.0f32; 20];
+            uniform[..16].copy_from_slice(&view_proj.to_cols_array());
+            uniform[16..19].copy_from_slice(&toward_light.to_array());
+            let view_proj = uniform;
             if let Some(existing) = self.shadow_cameras.get(index) {
                 renderer
                     .queue
@@ -541,29 +577,20 @@ impl PropsRenderer {
     }
 }
 
-/// Every non-empty bucket whose prop is loaded, with what it draws: the impostor for
-/// part 0's bucket at the level past the fewest LODs any part has, when the prop has
-/// one; else the part's LOD, or its coarsest when the geometry has fewer.
-fn drawable<'a>(
-    props: &'a BTreeMap<PropKey, GpuProp>,
-    buckets: &'a BTreeMap<BucketKey, BucketBounds>,
-) -> impl Iterator<Item = (BucketKey, Drawn<'a>, &'a BucketBounds)> {
-    buckets
-        .iter()
-        .filter(|(_, b)| b.count > 0)
-        .filter_map(|(key, bucket)| {
-            let prop = props.get(&key.prop)?;
-            let mesh_levels = prop.parts.iter().map(|p| p.lods.len()).min()?;
-            if let Some(impostor) = &prop.impostor {
-                if key.part == 0 && usize::from(key.lod) == mesh_levels {
-                    return Some((*key, Drawn::Impostor(impostor), bucket));
-                }
-            }
-            let part = prop.parts.get(usize::from(key.part))?;
-            let lod = part
-                .lods
-                .get(usize::from(key.lod))
-                .or_else(|| part.lods.last())?;
-            Some((*key, Drawn::Mesh { part, lod }, bucket))
-        })
+/// What bucket `key` of a loaded prop draws with: the impostor for part 0's bucket at
+/// the level past the fewest LODs any part has, when the prop has one; else the part's
+/// LOD, or its coarsest when the geometry has fewer.
+fn drawn(prop: &GpuProp, key: BucketKey) -> Option<Drawn<'_>> {
+    let mesh_levels = prop.parts.iter().map(|p| p.lods.len()).min()?;
+    if let Some(impostor) = &prop.impostor {
+        if key.part == 0 && usize::from(key.lod) == mesh_levels {
+            return Some(Drawn::Impostor(impostor));
+        }
+    }
+    let part = prop.parts.get(usize::from(key.part))?;
+    let lod = part
+        .lods
+        .get(usize::from(key.lod))
+        .or_else(|| part.lods.last())?;
+    Some(Drawn::Mesh { part, lod })
 }

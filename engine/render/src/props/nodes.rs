@@ -98,7 +98,7 @@ impl PropsRenderer {
         let Some(list) = self.views.get(view) else {
             return;
         };
-        for (key, drawn, _) in self.drawable() {
+        for (key, drawn) in self.drawable() {
             let Some(seen) = list.range(&key) else {
                 continue;
             };

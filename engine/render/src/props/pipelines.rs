@@ -176,7 +176,8 @@ impl Pipelines {
                 ty: BindingType::Buffer {
                     ty: BufferBindingType::Uniform,
                     has_dynamic_offset: false,
-                    min_binding_size: NonZeroU64::new(64),
+                    // The light's view-projection, then the unit vector towards it.
+                    min_binding_size: NonZeroU64::new(80),
                 },
                 count: None,
             }],

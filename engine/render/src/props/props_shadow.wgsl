@@ -3,6 +3,8 @@
 
 struct ShadowCamera {
     view_proj: mat4x4<f32>;
+    // xyz: the unit vector towards the light.
+    toward_light: vec4<f32>;
 };
 
 struct Material {
