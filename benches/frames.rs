@@ -1,4 +1,5 @@
-//! Frame time on the software Vulkan driver (lavapipe) for the same busy session drawn
+//! Frame time on whatever adapter there is (lavapipe where there is no GPU;
+//! `scripts/gpu-bench` runs it on a GPU) for the same busy session drawn
 //! two ways in one run: through the instanced-bucket plugin, and as one rend3 object per
 //! placement part (each LOD its own mesh) — the prototype's starting point; both
 //! without impostors, which rend3 objects cannot draw. Also the GPU vertex bytes of
@@ -89,6 +90,24 @@ fn frames(c: &mut Criterion) {
         object_vertex_bytes
     );
 
+    record(
+        "meadow",
+        serde_json::json!({
+            "adapter": plugin.context().adapter(),
+            "placements": stats.placements,
+            "instances": stats.draw.instances_in_buckets,
+            "plugin": {
+                "draw_calls": stats.draw.draw_calls,
+                "shadow_draw_calls": stats.draw.shadow_draw_calls,
+                "triangles": stats.draw.triangles,
+            },
+            "one_rend3_object_per_placement_part": {
+                "objects": objects.len(),
+                "draw_calls_per_pass": objects.len(),
+            },
+        }),
+    );
+
     let mut rend3_frame = |width, height| {
         render_image(
             &mut context,
@@ -103,7 +122,7 @@ fn frames(c: &mut Criterion) {
     };
     let mut now = 1.0;
     for (width, height) in SIZES {
-        let mut group = c.benchmark_group(format!("frame_{width}x{height}_lavapipe"));
+        let mut group = c.benchmark_group(format!("frame_{width}x{height}"));
         group.sample_size(10);
         group.bench_function("instanced_buckets", |b| {
             b.iter(|| {
@@ -119,11 +138,23 @@ fn frames(c: &mut Criterion) {
     // The same frames once the objects are gone: what the terrain, sky and shadows cost.
     drop(objects);
     for (width, height) in SIZES {
-        let mut group = c.benchmark_group(format!("frame_{width}x{height}_lavapipe"));
+        let mut group = c.benchmark_group(format!("frame_{width}x{height}"));
         group.sample_size(10);
         group.bench_function("terrain_only", |b| b.iter(|| rend3_frame(width, height)));
         group.finish();
     }
+}
+
+/// Adds `stats` under `name` to `target/frames-stats.json` (what `scripts/gpu-bench`
+/// reports beside criterion's times).
+fn record(name: &str, stats: serde_json::Value) {
+    let path = common::repo().join("target/frames-stats.json");
+    let mut all: serde_json::Map<String, serde_json::Value> = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    all.insert(name.to_owned(), stats);
+    std::fs::write(&path, serde_json::to_vec_pretty(&all).unwrap()).unwrap();
 }
 
 /// The whole-world session from the overview, with and without impostors, side by side.
@@ -144,6 +175,22 @@ fn far_band(c: &mut Criterion) {
         runtime.set_impostors(impostors);
         runtime.load_cache(&cache).unwrap();
         let (_, stats) = runtime.render_image(camera, 0.0, width, height).unwrap();
+        record(
+            if impostors {
+                "overview_impostors"
+            } else {
+                "overview_coarsest_mesh"
+            },
+            serde_json::json!({
+                "adapter": runtime.context().adapter(),
+                "placements": stats.placements,
+                "instances_in_view": stats.draw.instances,
+                "per_level": stats.draw.instances_per_lod,
+                "triangles": stats.draw.triangles,
+                "draw_calls": stats.draw.draw_calls,
+                "shadow_draw_calls": stats.draw.shadow_draw_calls,
+            }),
+        );
         println!(
             "whole world, impostors {}: {} placements, {} instances in view, per level {:?}, \
              {} triangles, {} draws; shadows {} instances",
@@ -157,7 +204,7 @@ fn far_band(c: &mut Criterion) {
         );
         runtime
     });
-    let mut group = c.benchmark_group(format!("overview_whole_world_{width}x{height}_lavapipe"));
+    let mut group = c.benchmark_group(format!("overview_whole_world_{width}x{height}"));
     group.sample_size(10);
     let mut now = 1.0;
     for (runtime, name) in runtimes.iter_mut().zip(["impostors", "coarsest_mesh"]) {
