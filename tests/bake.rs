@@ -12,7 +12,7 @@ use sylva::bake::{
     bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, ImpostorSummary,
     Status,
 };
-use sylva::cache::{CacheDir, Entry, Manifest};
+use sylva::cache::{CacheDir, Entry, Manifest, PropFiles};
 
 const CATEGORIES: [&str; 3] = ["box", "quad", "truck"];
 const FILES: [(&str, &str); 4] = [
@@ -53,6 +53,13 @@ fn check_messages(assets: &Path, cache: &CacheDir) -> Vec<String> {
 
 fn cache_in(dir: &tempfile::TempDir) -> CacheDir {
     CacheDir::new(dir.path().join("cache"))
+}
+
+/// The entry and blobs of `prop` as the manifest lists it.
+fn prop_files(cache: &CacheDir, prop: &str) -> PropFiles {
+    let manifest = cache.read_manifest().unwrap();
+    let (_, listed) = manifest.prop(prop).unwrap();
+    cache.read_prop(&listed.entry).unwrap()
 }
 
 #[test]
@@ -948,9 +955,7 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(assets.path(), &cache);
-    let manifest = cache.read_manifest().unwrap();
-    let (_, listed) = manifest.prop("pbr/barrel").unwrap();
-    let files = cache.read_prop(&listed.entry).unwrap();
+    let files = prop_files(&cache, "pbr/barrel");
     let prop = files.parse().unwrap();
     let material = &prop.entry.parts[0].material;
     assert!(material.normal_texture.is_some() && material.metallic_roughness_texture.is_some());
@@ -993,9 +998,7 @@ fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
         panic!("{:?}", report.assets[0].summary)
     };
     assert!(reason.contains("too small"), "{reason}");
-    let manifest = cache.read_manifest().unwrap();
-    let (_, listed) = manifest.prop("pebble/flint_chip").unwrap();
-    let files = cache.read_prop(&listed.entry).unwrap();
+    let files = prop_files(&cache, "pebble/flint_chip");
     let prop = files.parse().unwrap();
     assert_eq!(prop.entry.impostor(), None);
     assert_eq!(prop.entry.impostor_refusal(), Some(reason.as_str()));
@@ -1009,9 +1012,7 @@ fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(tree.path(), &cache);
-    let manifest = cache.read_manifest().unwrap();
-    let (_, listed) = manifest.prop("tree/CommonTree_1").unwrap();
-    let files = cache.read_prop(&listed.entry).unwrap();
+    let files = prop_files(&cache, "tree/CommonTree_1");
     let prop = files.parse().unwrap();
     let impostor = prop.entry.impostor().expect("a tree has an impostor");
     assert_eq!(impostor.grid, 12);
