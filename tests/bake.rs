@@ -12,7 +12,7 @@ use sylva::bake::{
     bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, ImpostorSummary,
     Status,
 };
-use sylva::cache::{CacheDir, Entry, Manifest};
+use sylva::cache::{CacheDir, Entry, Manifest, PropFiles};
 
 const CATEGORIES: [&str; 3] = ["box", "quad", "truck"];
 const FILES: [(&str, &str); 4] = [
@@ -55,6 +55,22 @@ fn cache_in(dir: &tempfile::TempDir) -> CacheDir {
     CacheDir::new(dir.path().join("cache"))
 }
 
+/// The blob files the entry of the asset at `path` names (material textures and
+/// impostor atlases), in its order.
+fn blobs_of(cache: &CacheDir, path: &str) -> Vec<String> {
+    let listed = &cache.read_manifest().unwrap().assets[path];
+    let bytes = cache.read_entry(&listed.entry).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
+    entry.textures.iter().map(|id| id.file_name()).collect()
+}
+
+/// The entry and blobs of `prop` as the manifest lists it.
+fn prop_files(cache: &CacheDir, prop: &str) -> PropFiles {
+    let manifest = cache.read_manifest().unwrap();
+    let (_, listed) = manifest.prop(prop).unwrap();
+    cache.read_prop(&listed.entry).unwrap()
+}
+
 #[test]
 fn only_changed_assets_rebake() {
     let assets = full_assets();
@@ -92,10 +108,18 @@ fn deleting_an_asset_removes_its_entry_and_manifest_line() {
     let entry = cache.read_manifest().unwrap().assets["box/Box.glb"]
         .entry
         .clone();
+    let atlases = blobs_of(&cache, "box/Box.glb");
+    assert_eq!(atlases.len(), 2, "the box's impostor");
     fs::remove_file(assets.path().join("box/Box.glb")).unwrap();
     let report = bake(assets.path(), &cache);
     assert_eq!(report.removed_assets, ["box/Box.glb"]);
-    assert_eq!(report.removed_entries, [entry]);
+    let mut removed = vec![entry];
+    removed.extend(atlases.iter().cloned());
+    assert_eq!(report.removed_entries[0], removed[0], "entries first");
+    let mut removed_blobs = report.removed_entries[1..].to_vec();
+    removed_blobs.sort();
+    removed[1..].sort();
+    assert_eq!(removed_blobs, removed[1..]);
     assert!(!cache
         .read_manifest()
         .unwrap()
@@ -116,11 +140,22 @@ fn a_flipped_byte_in_an_entry_is_detected_and_rebaked() {
     let good = cache.read_entry(&name).unwrap();
     let mut corrupt = good.clone();
     corrupt[good.len() / 2] ^= 0x40;
+    let atlases = blobs_of(&cache, "box/Box.glb");
     fs::write(cache.root().join(&name), &corrupt).unwrap();
-    assert!(matches!(
-        &check_folder(assets.path(), &cache).unwrap()[..],
-        [Finding::Different { path, .. }] if path == "box/Box.glb"
-    ));
+    // The corrupt entry names nothing, so its impostor's blobs belong to no entry.
+    let findings = check_folder(assets.path(), &cache).unwrap();
+    assert!(
+        matches!(&findings[0], Finding::Different { path, .. } if path == "box/Box.glb"),
+        "{findings:?}"
+    );
+    let unreferenced: Vec<_> = findings[1..]
+        .iter()
+        .map(|f| match f {
+            Finding::Unreferenced { entry } => entry.clone(),
+            other => panic!("{other}"),
+        })
+        .collect();
+    assert_eq!(unreferenced.len(), atlases.len(), "{findings:?}");
     let report = bake(assets.path(), &cache);
     assert_eq!(baked_paths(&report), ["box/Box.glb"]);
     assert_eq!(cache.read_entry(&name).unwrap(), good);
@@ -137,12 +172,13 @@ fn a_missing_corrupt_or_stray_texture_blob_is_found_by_check_and_healed_by_the_b
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(assets.path(), &cache);
-    let [blob] = &cache.texture_files().unwrap()[..] else {
-        panic!("the truck's one texture is one blob");
+    let truck = "truck/CesiumMilkTruck.gltf";
+    // Its one material texture, then its impostor's two atlases.
+    let [blob, _, _] = &blobs_of(&cache, truck)[..] else {
+        panic!("the truck's texture is one blob");
     };
     let blob_path = cache.root().join(blob);
     let good = fs::read(&blob_path).unwrap();
-    let truck = "truck/CesiumMilkTruck.gltf";
 
     fs::remove_file(&blob_path).unwrap();
     assert!(matches!(
@@ -199,26 +235,30 @@ fn props_sharing_a_texture_store_one_blob_that_goes_with_the_last_of_them() {
         .collect();
     assert_eq!(trucks.len(), 4);
     assert!(trucks.iter().all(|t| *t == trucks[0]), "{trucks:?}");
-    assert_eq!(cache.texture_files().unwrap().len(), 1, "stored once");
+    assert_eq!(
+        trucks[0].len(),
+        3,
+        "a texture and the impostor's two atlases"
+    );
+    // The box's impostor atlases are the only other blobs.
+    let others = blobs_of(&cache, "box/Box.glb").len();
+    let stored = || cache.texture_files().unwrap().len();
+    assert_eq!(stored(), 3 + others, "stored once");
 
     for copy in ["a", "b", "c"] {
         fs::remove_file(assets.path().join(format!("truck/{copy}.gltf"))).unwrap();
     }
     let report = bake(assets.path(), &cache);
     assert_eq!(report.removed_entries.len(), 3, "the copies' entries only");
-    assert_eq!(
-        cache.texture_files().unwrap().len(),
-        1,
-        "the truck keeps it"
-    );
+    assert_eq!(stored(), 3 + others, "the truck keeps them");
     fs::remove_file(truck).unwrap();
     let report = bake(assets.path(), &cache);
     assert_eq!(
         report.removed_entries.len(),
-        2,
-        "the truck's entry and blob"
+        4,
+        "the truck's entry and blobs"
     );
-    assert!(cache.texture_files().unwrap().is_empty());
+    assert_eq!(stored(), others);
 }
 
 #[test]
@@ -948,23 +988,21 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(assets.path(), &cache);
-    let manifest = cache.read_manifest().unwrap();
-    let (_, listed) = manifest.prop("pbr/barrel").unwrap();
-    let files = cache.read_prop(&listed.entry).unwrap();
+    let files = prop_files(&cache, "pbr/barrel");
     let prop = files.parse().unwrap();
     let material = &prop.entry.parts[0].material;
     assert!(material.normal_texture.is_some() && material.metallic_roughness_texture.is_some());
     let formats: Vec<_> = prop.textures.iter().map(|t| (t.width, t.format)).collect();
     use sylva::cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc3Srgb, Bc5, Rgba8Linear};
-    // Then the impostor's atlases: 12 views of 8² texels a side.
+    // Then the impostor's atlases: 12 views of 16² texels a side.
     assert_eq!(
         formats,
         [
             (1024, Bc1Srgb),
             (1024, Bc1Linear),
             (1024, Bc5),
-            (96, Bc3Srgb),
-            (96, Rgba8Linear)
+            (192, Bc3Srgb),
+            (192, Rgba8Linear)
         ]
     );
     let total = files.entry.len() + files.textures.iter().map(Vec::len).sum::<usize>();
@@ -993,9 +1031,7 @@ fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
         panic!("{:?}", report.assets[0].summary)
     };
     assert!(reason.contains("too small"), "{reason}");
-    let manifest = cache.read_manifest().unwrap();
-    let (_, listed) = manifest.prop("pebble/flint_chip").unwrap();
-    let files = cache.read_prop(&listed.entry).unwrap();
+    let files = prop_files(&cache, "pebble/flint_chip");
     let prop = files.parse().unwrap();
     assert_eq!(prop.entry.impostor(), None);
     assert_eq!(prop.entry.impostor_refusal(), Some(reason.as_str()));
@@ -1009,9 +1045,7 @@ fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(tree.path(), &cache);
-    let manifest = cache.read_manifest().unwrap();
-    let (_, listed) = manifest.prop("tree/CommonTree_1").unwrap();
-    let files = cache.read_prop(&listed.entry).unwrap();
+    let files = prop_files(&cache, "tree/CommonTree_1");
     let prop = files.parse().unwrap();
     let impostor = prop.entry.impostor().expect("a tree has an impostor");
     assert_eq!(impostor.grid, 12);
