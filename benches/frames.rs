@@ -7,9 +7,7 @@
 //! overview, with impostors as the last level and without (the coarsest mesh).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use sylva::bake::{bake_folder, BakeOptions};
 use sylva::buckets::PlacementRegistry;
-use sylva::cache::CacheDir;
 use sylva::render::props::PropsRenderer;
 use sylva::render::reference::ObjectPart;
 use sylva::render::{render_image, CameraView, RenderContext, Scene, OUTPUT_FORMAT};
@@ -24,14 +22,7 @@ mod common;
 const SIZES: [(u32, u32); 2] = [(960, 540), (320, 180)];
 
 fn frames(c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = CacheDir::new(dir.path());
-    bake_folder(
-        &common::repo().join("assets"),
-        &cache,
-        &BakeOptions::default(),
-    )
-    .unwrap();
+    let (_dir, cache) = common::baked_kit();
     let world = common::busy_world();
 
     let camera = CameraView::landmark(&default_world(), Landmark::Meadow);
@@ -159,14 +150,7 @@ fn record(name: &str, stats: serde_json::Value) {
 
 /// The whole-world session from the overview, with and without impostors, side by side.
 fn far_band(c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = CacheDir::new(dir.path());
-    bake_folder(
-        &common::repo().join("assets"),
-        &cache,
-        &BakeOptions::default(),
-    )
-    .unwrap();
+    let (_dir, cache) = common::baked_kit();
     let camera = CameraView::overview(&default_world());
     let (width, height) = SIZES[0];
     let mut runtimes = [true, false].map(|impostors| {

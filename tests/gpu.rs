@@ -18,26 +18,13 @@ use sylva::runtime::Runtime;
 use sylva::scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
 use sylva::terrain::{default_world, Landmark, Terrain};
 use sylva::world::World;
-use tempfile::TempDir;
 
 /// One lavapipe device at a time: frames are CPU-bound and memory-hungry.
 static GPU: Mutex<()> = Mutex::new(());
 
 const SIZE: (u32, u32) = (320, 180);
 
-/// The bundled props baked into a fresh cache folder.
-fn baked_cache() -> (TempDir, CacheDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = CacheDir::new(dir.path());
-    let report = bake_folder(
-        &common::repo().join("assets"),
-        &cache,
-        &BakeOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(report.failed(), 0);
-    (dir, cache)
-}
+use common::baked_kit as baked_cache;
 
 fn empty_session() -> Session {
     Session::new(

@@ -13,9 +13,9 @@ mod common;
 
 use std::sync::Mutex;
 
-use common::stage::{flat_ground, save, side_by_side, Stage};
+use common::baked_kit;
+use common::stage::{flat_ground, prop_pixels, save, side_by_side, Stage};
 use glam::{Mat4, Vec3};
-use sylva::bake::{bake_folder, BakeOptions};
 use sylva::buckets::{BucketChanges, PlacementRegistry};
 use sylva::cache::{CacheDir, PropFiles};
 use sylva::lod::{LodConfig, LodController};
@@ -24,20 +24,6 @@ use sylva::render::{CameraView, RgbaImage};
 
 /// One lavapipe device at a time: frames are CPU-bound and memory-hungry.
 static GPU: Mutex<()> = Mutex::new(());
-
-/// The whole kit, baked once per test into a fresh cache.
-fn baked_kit() -> (tempfile::TempDir, CacheDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = CacheDir::new(dir.path());
-    let report = bake_folder(
-        &common::repo().join("assets"),
-        &cache,
-        &BakeOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(report.failed(), 0);
-    (dir, cache)
-}
 
 fn prop_files(cache: &CacheDir, prop: &str) -> PropFiles {
     let manifest = cache.read_manifest().unwrap();
@@ -49,22 +35,14 @@ fn prop_files(cache: &CacheDir, prop: &str) -> PropFiles {
 /// PSNR (dB, 8-bit RGB) between `a` and `b` over the pixels where either differs from
 /// `background` (the prop and its shadow), and how many there are.
 fn psnr_over_prop(a: &RgbaImage, b: &RgbaImage, background: &RgbaImage) -> (f64, usize) {
-    let differs = |p: &[u8], q: &[u8]| p[..3].iter().zip(&q[..3]).any(|(x, y)| x.abs_diff(*y) > 2);
     let (mut squared, mut pixels) = (0u64, 0usize);
-    for ((p, q), g) in a
-        .pixels
-        .chunks_exact(4)
-        .zip(b.pixels.chunks_exact(4))
-        .zip(background.pixels.chunks_exact(4))
-    {
-        if differs(p, g) || differs(q, g) {
-            pixels += 1;
-            squared += p[..3]
-                .iter()
-                .zip(&q[..3])
-                .map(|(x, y)| u64::from(x.abs_diff(*y)).pow(2))
-                .sum::<u64>();
-        }
+    for (p, q) in prop_pixels(a, b, background) {
+        pixels += 1;
+        squared += p[..3]
+            .iter()
+            .zip(&q[..3])
+            .map(|(x, y)| u64::from(x.abs_diff(*y)).pow(2))
+            .sum::<u64>();
     }
     let mse = squared as f64 / (3 * pixels.max(1)) as f64;
     (10.0 * (255.0f64 * 255.0 / mse.max(1e-9)).log10(), pixels)

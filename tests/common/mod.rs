@@ -171,3 +171,18 @@ pub fn whole_world() -> sylva::world::World {
     }
     world
 }
+
+/// The bundled props baked into a fresh cache folder (which lives as long as the
+/// returned directory).
+pub fn baked_kit() -> (tempfile::TempDir, sylva::cache::CacheDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = sylva::cache::CacheDir::new(dir.path());
+    let report = sylva::bake::bake_folder(
+        &repo().join("assets"),
+        &cache,
+        &sylva::bake::BakeOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(report.failed(), 0);
+    (dir, cache)
+}

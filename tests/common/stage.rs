@@ -111,24 +111,32 @@ pub fn mean_difference_over_prop(
     b: &RgbaImage,
     background: &RgbaImage,
 ) -> (f64, usize) {
-    let differs = |p: &[u8], q: &[u8]| p[..3].iter().zip(&q[..3]).any(|(x, y)| x.abs_diff(*y) > 2);
     let (mut sum, mut pixels) = (0u64, 0usize);
-    for ((p, q), g) in a
-        .pixels
+    for (p, q) in prop_pixels(a, b, background) {
+        pixels += 1;
+        sum += p[..3]
+            .iter()
+            .zip(&q[..3])
+            .map(|(x, y)| u64::from(x.abs_diff(*y)))
+            .sum::<u64>();
+    }
+    (sum as f64 / (3 * pixels.max(1)) as f64, pixels)
+}
+
+/// The pixels (RGBA) of `a` and `b` where either differs from `background` by more than
+/// 2 in a channel: a prop's pixels, its shadow included.
+pub fn prop_pixels<'a>(
+    a: &'a RgbaImage,
+    b: &'a RgbaImage,
+    background: &'a RgbaImage,
+) -> impl Iterator<Item = (&'a [u8], &'a [u8])> {
+    let differs = |p: &[u8], q: &[u8]| p[..3].iter().zip(&q[..3]).any(|(x, y)| x.abs_diff(*y) > 2);
+    a.pixels
         .chunks_exact(4)
         .zip(b.pixels.chunks_exact(4))
         .zip(background.pixels.chunks_exact(4))
-    {
-        if differs(p, g) || differs(q, g) {
-            pixels += 1;
-            sum += p[..3]
-                .iter()
-                .zip(&q[..3])
-                .map(|(x, y)| u64::from(x.abs_diff(*y)))
-                .sum::<u64>();
-        }
-    }
-    (sum as f64 / (3 * pixels.max(1)) as f64, pixels)
+        .filter(move |((p, q), g)| differs(p, g) || differs(q, g))
+        .map(|((p, q), _)| (p, q))
 }
 
 /// `images` side by side, left to right.

@@ -49,10 +49,9 @@ const INSTANCE_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
     5 => Float32x4, 6 => Float32x4, 7 => Float32x4, 8 => Float32x4
 ];
 
-/// The material bind group: the uniform, the sampler and five textures (base colour 1,
-/// normal 3, metallic-roughness 4, occlusion 5, emissive 6).
-fn material_layout_entries() -> [BindGroupLayoutEntry; 7] {
-    let texture = |binding| BindGroupLayoutEntry {
+/// A filterable 2D texture read by fragment shaders.
+fn texture_entry(binding: u32) -> BindGroupLayoutEntry {
+    BindGroupLayoutEntry {
         binding,
         visibility: ShaderStages::FRAGMENT,
         ty: BindingType::Texture {
@@ -61,29 +60,43 @@ fn material_layout_entries() -> [BindGroupLayoutEntry; 7] {
             multisampled: false,
         },
         count: None,
-    };
+    }
+}
+
+fn sampler_entry(binding: u32) -> BindGroupLayoutEntry {
+    BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::FRAGMENT,
+        ty: BindingType::Sampler(SamplerBindingType::Filtering),
+        count: None,
+    }
+}
+
+/// A uniform buffer of `bytes` at binding 0.
+fn uniform_entry(visibility: ShaderStages, bytes: u64) -> BindGroupLayoutEntry {
+    BindGroupLayoutEntry {
+        binding: 0,
+        visibility,
+        ty: BindingType::Buffer {
+            ty: BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(bytes),
+        },
+        count: None,
+    }
+}
+
+/// The material bind group: the uniform, the sampler and five textures (base colour 1,
+/// normal 3, metallic-roughness 4, occlusion 5, emissive 6).
+fn material_layout_entries() -> [BindGroupLayoutEntry; 7] {
     [
-        BindGroupLayoutEntry {
-            binding: 0,
-            visibility: ShaderStages::FRAGMENT,
-            ty: BindingType::Buffer {
-                ty: BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: NonZeroU64::new(MATERIAL_UNIFORM_SIZE),
-            },
-            count: None,
-        },
-        texture(1),
-        BindGroupLayoutEntry {
-            binding: 2,
-            visibility: ShaderStages::FRAGMENT,
-            ty: BindingType::Sampler(SamplerBindingType::Filtering),
-            count: None,
-        },
-        texture(3),
-        texture(4),
-        texture(5),
-        texture(6),
+        uniform_entry(ShaderStages::FRAGMENT, MATERIAL_UNIFORM_SIZE),
+        texture_entry(1),
+        sampler_entry(2),
+        texture_entry(3),
+        texture_entry(4),
+        texture_entry(5),
+        texture_entry(6),
     ]
 }
 
@@ -94,35 +107,11 @@ pub const IMPOSTOR_UNIFORM_SIZE: u64 = 32;
 /// The impostor bind group: the uniform (both stages), the albedo atlas 1, the sampler 2
 /// and the normal atlas 3.
 fn impostor_layout_entries() -> [BindGroupLayoutEntry; 4] {
-    let texture = |binding| BindGroupLayoutEntry {
-        binding,
-        visibility: ShaderStages::FRAGMENT,
-        ty: BindingType::Texture {
-            sample_type: TextureSampleType::Float { filterable: true },
-            view_dimension: TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    };
     [
-        BindGroupLayoutEntry {
-            binding: 0,
-            visibility: ShaderStages::VERTEX_FRAGMENT,
-            ty: BindingType::Buffer {
-                ty: BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: NonZeroU64::new(IMPOSTOR_UNIFORM_SIZE),
-            },
-            count: None,
-        },
-        texture(1),
-        BindGroupLayoutEntry {
-            binding: 2,
-            visibility: ShaderStages::FRAGMENT,
-            ty: BindingType::Sampler(SamplerBindingType::Filtering),
-            count: None,
-        },
-        texture(3),
+        uniform_entry(ShaderStages::VERTEX_FRAGMENT, IMPOSTOR_UNIFORM_SIZE),
+        texture_entry(1),
+        sampler_entry(2),
+        texture_entry(3),
     ]
 }
 
