@@ -1034,10 +1034,8 @@ fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
     assert_eq!(prop.entry.impostor_refusal(), Some(reason.as_str()));
     assert!(prop.textures.is_empty(), "no atlas blobs");
 
-    let (tree, _out, cache) = baked_alone(
-        "tree",
-        "tests/data/real/quaternius_nature/CommonTree_1.glb",
-    );
+    let (tree, _out, cache) =
+        baked_alone("tree", "tests/data/real/quaternius_nature/CommonTree_1.glb");
     let files = prop_files(&cache, "tree/CommonTree_1");
     let prop = files.parse().unwrap();
     let impostor = prop.entry.impostor().expect("a tree has an impostor");
