@@ -64,6 +64,16 @@ fn blobs_of(cache: &CacheDir, path: &str) -> Vec<String> {
     entry.textures.iter().map(|id| id.file_name()).collect()
 }
 
+/// `source` (a path in the repository) baked alone into a fresh cache, as the only prop
+/// of category `category` (its own family): the assets and cache folders, and the cache.
+fn baked_alone(category: &str, source: &str) -> (tempfile::TempDir, tempfile::TempDir, CacheDir) {
+    let assets = common::one_prop_assets(category, r#"(family: "prop")"#, source);
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(assets.path(), &cache);
+    (assets, out, cache)
+}
+
 /// The entry and blobs of `prop` as the manifest lists it.
 fn prop_files(cache: &CacheDir, prop: &str) -> PropFiles {
     let manifest = cache.read_manifest().unwrap();
@@ -980,14 +990,7 @@ fn four_props_sharing_a_512_palette_make_at_most_one_and_a_half_megabytes_of_cac
 #[test]
 fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source() {
     let source = common::repo().join("tests/data/real/pbr/barrel.glb");
-    let assets = common::one_prop_assets(
-        "pbr",
-        r#"(family: "prop")"#,
-        "tests/data/real/pbr/barrel.glb",
-    );
-    let out = tempfile::tempdir().unwrap();
-    let cache = cache_in(&out);
-    bake(assets.path(), &cache);
+    let (_assets, _out, cache) = baked_alone("pbr", "tests/data/real/pbr/barrel.glb");
     let files = prop_files(&cache, "pbr/barrel");
     let prop = files.parse().unwrap();
     let material = &prop.entry.parts[0].material;
@@ -1016,15 +1019,9 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
 /// `check` verifies like every blob; the catalog can turn it off.
 #[test]
 fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
-    let pebble = common::one_prop_assets(
-        "pebble",
-        r#"(family: "prop")"#,
-        "assets/pebble/flint_chip.glb",
-    );
-    let out = tempfile::tempdir().unwrap();
-    let cache = cache_in(&out);
+    let (pebble, _out, cache) = baked_alone("pebble", "assets/pebble/flint_chip.glb");
     let report = bake(pebble.path(), &cache);
-    assert_eq!((report.baked(), report.failed()), (1, 0));
+    assert_eq!((report.current(), report.failed()), (1, 0));
     let Some(ImpostorSummary::Refused { reason }) =
         report.assets[0].summary.as_ref().map(|s| &s.impostor)
     else {
@@ -1037,14 +1034,8 @@ fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
     assert_eq!(prop.entry.impostor_refusal(), Some(reason.as_str()));
     assert!(prop.textures.is_empty(), "no atlas blobs");
 
-    let tree = common::one_prop_assets(
-        "tree",
-        r#"(family: "prop")"#,
-        "tests/data/real/quaternius_nature/CommonTree_1.glb",
-    );
-    let out = tempfile::tempdir().unwrap();
-    let cache = cache_in(&out);
-    bake(tree.path(), &cache);
+    let (tree, _out, cache) =
+        baked_alone("tree", "tests/data/real/quaternius_nature/CommonTree_1.glb");
     let files = prop_files(&cache, "tree/CommonTree_1");
     let prop = files.parse().unwrap();
     let impostor = prop.entry.impostor().expect("a tree has an impostor");

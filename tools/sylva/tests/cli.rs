@@ -317,10 +317,23 @@ fn bake_json_reports_parts_triangles_vertices_bytes_and_stages() {
     assert_eq!(asset["summary"]["parts"][0]["vertices"], 24);
     assert!(asset["summary"]["bytes"].as_u64().unwrap() > 24 * 36);
     assert_eq!(asset["stages"][0]["weld"]["vertices_in"], 24);
+    // A 1 m box: a sphere of 0.87 m gets the smallest impostor cells.
+    let impostor = &asset["summary"]["impostor"];
+    assert_eq!(impostor["status"], "baked", "{impostor}");
+    assert_eq!(
+        (impostor["grid"].as_u64(), impostor["cell_px"].as_u64()),
+        (Some(12), Some(8))
+    );
+    assert!(asset["impostor"]["micros"].as_u64().unwrap() > 0);
     let warm: serde_json::Value = serde_json::from_str(&stdout(&sylva(&args))).unwrap();
     assert_eq!(
         (warm["baked"].as_u64(), warm["current"].as_u64()),
         (Some(0), Some(1))
+    );
+    let text = stdout(&sylva(&args[..5]));
+    assert!(
+        text.contains("impostor 12×12 views of 8² texels, 2 levels"),
+        "{text}"
     );
 }
 
