@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use glam::Mat4;
 
+use crate::cells::PlacementCells;
 use crate::PropKey;
 
 #[derive(Debug, Default, Clone)]
@@ -23,12 +24,15 @@ pub(crate) struct PlacementTable {
     pub(crate) zs: Vec<f32>,
     /// The distance level the LOD controller last chose; the bucket LOD is this clamped to
     /// the prop's coarsest LOD. Kept for pending placements too, so they arrive at the
-    /// right LOD when their prop loads.
+    /// right LOD when their prop loads. Written only through [`Self::set_level`], which
+    /// keeps `cells`' level bounds.
     pub(crate) levels: Vec<u8>,
     /// The placement's slot in every part bucket of its LOD; meaningful only while its
     /// prop has a shape.
     pub(crate) slots: Vec<u32>,
     index_of_id: HashMap<u64, u32>,
+    /// The rows grouped by where they stand, for the distance relevel.
+    pub(crate) cells: PlacementCells,
 }
 
 impl PlacementTable {
@@ -54,7 +58,14 @@ impl PlacementTable {
         self.levels.push(level);
         self.slots.push(0);
         self.index_of_id.insert(id, index);
+        self.cells.push(index, translation.truncate(), level);
         index
+    }
+
+    /// Sets row `index`'s level and returns the one it had.
+    pub(crate) fn set_level(&mut self, index: u32, level: u8) -> u8 {
+        self.cells.note_level(index, level);
+        std::mem::replace(&mut self.levels[index as usize], level)
     }
 
     /// Removes row `index` by moving the last row into it. Returns true when a row was
@@ -71,6 +82,7 @@ impl PlacementTable {
         self.zs.swap_remove(i);
         self.levels.swap_remove(i);
         self.slots.swap_remove(i);
+        self.cells.swap_remove(index);
         match self.ids.get(i) {
             Some(&moved_id) => {
                 self.index_of_id.insert(moved_id, index);

@@ -4,6 +4,7 @@
 
 use glam::{Mat4, Vec3};
 
+use crate::cells::{Columns, DistanceLevels};
 use crate::placements::PlacementTable;
 use crate::prop_buckets::PropBuckets;
 use crate::prop_table::PropTable;
@@ -36,6 +37,10 @@ impl InstanceLocation {
 pub struct RelevelStats {
     /// Placements whose level was evaluated (all of them).
     pub evaluated: u32,
+    /// Placements whose distance was computed one by one: all of them for
+    /// [`PlacementRegistry::relevel`]; for [`PlacementRegistry::relevel_by_distance`] the
+    /// members of the cells whose bounds could not prove them staying.
+    pub tested: u32,
     /// Placements whose instances changed buckets. A level change that clamps to the same
     /// LOD (a prop with fewer LODs than bands) or of a pending placement moves nothing.
     pub moved: u32,
@@ -233,6 +238,36 @@ impl PlacementRegistry {
                 changes.push((index as u32, chosen.min(MAX_LODS - 1)));
             }
         }
+        let evaluated = self.placements.len();
+        self.apply_level_changes(changes, evaluated)
+    }
+
+    /// The LOD pass by distance: every placement goes to `rule.next_level(level, d²)`, `d`
+    /// its distance from `camera`, the same levels [`Self::relevel`] would give with that
+    /// choice. But it computes `d` only for the placements of cells (32 m squares of the
+    /// ground plane, see `cells.rs`) whose distance bounds from `camera` fall outside the
+    /// range `rule.keeps_level` gives for a level a member may be at: a flying camera
+    /// tests the cells around the band edges, not every placement. O(cells) plus the
+    /// placements tested.
+    pub fn relevel_by_distance(
+        &mut self,
+        camera: Vec3,
+        rule: &impl DistanceLevels,
+    ) -> RelevelStats {
+        let mut changes = std::mem::take(&mut self.level_changes);
+        changes.clear();
+        let table = &mut self.placements;
+        let columns = Columns {
+            xs: &table.xs,
+            ys: &table.ys,
+            zs: &table.zs,
+            levels: &table.levels,
+        };
+        let tested = table.cells.relevel(&columns, camera, rule, &mut changes);
+        self.apply_level_changes(changes, tested)
+    }
+
+    fn apply_level_changes(&mut self, changes: Vec<(u32, u8)>, tested: u32) -> RelevelStats {
         let mut moved = 0;
         for &(index, level) in &changes {
             moved += u32::from(self.change_level(index, level));
@@ -241,6 +276,7 @@ impl PlacementRegistry {
         self.unevaluated = false;
         RelevelStats {
             evaluated: self.placements.len(),
+            tested,
             moved,
         }
     }
@@ -271,6 +307,13 @@ impl PlacementRegistry {
     /// Placed placements per LOD (index = LOD), e.g. for a HUD histogram. O(1).
     pub fn placed_per_lod(&self) -> [u32; MAX_LODS as usize] {
         self.placed_per_lod
+    }
+
+    /// Placement `id`'s distance level (its bucket LOD before clamping to its prop's
+    /// LODs; kept for pending placements too); `None` if it is unknown.
+    pub fn level(&self, id: u64) -> Option<u8> {
+        let index = self.placements.index_of(id)?;
+        Some(self.placements.levels[index as usize])
     }
 
     /// Where placement `id`'s instances sit; `None` if it is unknown or pending.
@@ -335,7 +378,7 @@ impl PlacementRegistry {
 
     fn change_level(&mut self, index: u32, level: u8) -> bool {
         let i = index as usize;
-        let previous = std::mem::replace(&mut self.placements.levels[i], level);
+        let previous = self.placements.set_level(index, level);
         let Some(buckets) = self.props.buckets_mut(self.placements.props[i]) else {
             return false;
         };

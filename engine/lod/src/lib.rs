@@ -11,6 +11,8 @@
 
 mod bands;
 mod controller;
+#[cfg(test)]
+mod equivalence_tests;
 mod error;
 
 pub use controller::{LodConfig, LodController, TickStats};
