@@ -3,7 +3,9 @@
 //! Each frame, [`LodController::tick`] may re-evaluate every placement of a
 //! [`sylva_buckets::PlacementRegistry`] against distance bands (default 0–30 m, 30–90 m,
 //! beyond) with hysteresis at every edge (default ±4 m), and move the ones that changed
-//! band to their LOD's buckets. Distance is 3D, camera to placement origin: a camera
+//! band to their LOD's buckets. The registry's ground cells let it test one by one only
+//! the placements of cells that straddle a band's hysteresis margin; the levels are
+//! those testing every placement gives. Distance is 3D, camera to placement origin: a camera
 //! high above a forest sees it as far away, as its screen size says.
 //!
 //! Re-evaluation is capped in rate (default 4 Hz) and gated on real camera movement, so a
