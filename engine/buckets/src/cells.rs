@@ -1,14 +1,24 @@
-//! The placement table's rows grouped in square cells of the ground plane, each with
-//! bounds on its members' positions and levels, so a distance relevel can prove a whole
-//! cell keeps its levels from two distances and a table look-up, and test only the
-//! placements of the cells it cannot prove.
+//! The placement table's rows grouped in square cells of the ground plane, each holding
+//! its members' positions side by side and bounds on their positions and levels, so a
+//! distance relevel can prove a whole cell keeps its levels from two distances and a
+//! table look-up, and stream only the positions of the cells it cannot prove.
+//!
+//! A full pass checks every cell. It also notes which cells it could prove for every
+//! camera within [`REACH_M`] of its own (by the triangle inequality, such a camera is
+//! within that much of each member's distance); until the camera leaves that reach, the
+//! next passes check only the others, the *watched* cells, and any cell whose bounds grew
+//! since. So a flying camera's pass costs the cells near a band edge, and one full pass
+//! every [`REACH_M`] of travel.
 //!
 //! Invariants, kept by [`PlacementCells::push`], [`PlacementCells::swap_remove`] and
 //! [`PlacementCells::note_level`] (the table calls them for every row it writes):
 //! - a row is a member of exactly the cell its `(x, z)` falls in;
 //! - a cell's box holds every member's position and its level mask has every member's
 //!   level bit. Both may be wider than needed (removals do not shrink them); a relevel
-//!   that tests a cell's members tightens them.
+//!   that tests a cell's members tightens them;
+//! - a cell not watched has had the same or narrower bounds since the last full pass,
+//!   which proved them inside its levels' kept ranges for every camera within
+//!   [`REACH_M`] of that pass's, by the same rule.
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
@@ -22,6 +32,11 @@ use crate::MAX_LODS;
 /// fewer placements and larger ones cost fewer cell checks; at the densities sylva paints
 /// (0.06–0.4 per m²) a cell holds 60–400 placements.
 pub(crate) const CELL_M: f32 = 32.0;
+
+/// How far the camera may move from a full pass's before the next full pass. Farther
+/// means fewer full passes but more cells watched in between (those within this of a
+/// band's margin).
+pub(crate) const REACH_M: f64 = 32.0;
 
 /// How a placement's level follows its squared distance from the camera, for
 /// [`crate::PlacementRegistry::relevel_by_distance`].
@@ -41,19 +56,26 @@ pub trait DistanceLevels {
 struct Cell {
     /// Placement rows in this cell, in no particular order.
     members: Vec<u32>,
+    /// The members' positions (placement origins), in the order of `members`: the one
+    /// copy of them, so the relevel reads a cell's positions contiguously.
+    positions: Vec<Vec3>,
     min: Vec3,
     max: Vec3,
     /// Bit `l` set when a member may be at level `l`.
     levels: u8,
+    /// In [`PlacementCells::watched`].
+    watched: bool,
 }
 
 impl Cell {
     fn empty() -> Self {
         Self {
             members: Vec::new(),
+            positions: Vec::new(),
             min: Vec3::splat(f32::INFINITY),
             max: Vec3::splat(f32::NEG_INFINITY),
             levels: 0,
+            watched: false,
         }
     }
 
@@ -69,7 +91,11 @@ impl Cell {
 
 /// The squared-distance range over which every placement of a level mask stays put, for
 /// each of the 256 masks: the intersection of the rule's ranges of the levels in it.
-struct KeptRanges([(f64, f64); 256]);
+struct KeptRanges {
+    per_mask: [(f64, f64); 256],
+    /// The rule's own ranges, to tell whether the rule changed since the last full pass.
+    per_level: [(f32, f32); MAX_LODS as usize],
+}
 
 /// A placement's squared distance is computed in f32 (a subtraction, a square and a sum
 /// per axis: within a relative 2⁻²¹ of the truth, more than twice over) and the cell's
@@ -82,45 +108,42 @@ const ABSOLUTE_MARGIN: f64 = 1e-36;
 
 impl KeptRanges {
     fn new(rule: &impl DistanceLevels) -> Self {
-        let per_level: [(f64, f64); MAX_LODS as usize] = std::array::from_fn(|level| {
+        let per_level: [(f32, f32); MAX_LODS as usize] = std::array::from_fn(|level| {
             let kept = rule.keeps_level(level as u8);
-            // No squared distance is below 0: a range from 0 holds whatever the margin.
-            let start = f64::from(*kept.start());
-            let start = if start <= 0.0 {
-                f64::NEG_INFINITY
-            } else {
-                start
-            };
-            (start, f64::from(*kept.end()))
+            (*kept.start(), *kept.end())
         });
-        Self(std::array::from_fn(|mask| {
+        let per_mask = std::array::from_fn(|mask| {
             per_level
                 .iter()
                 .enumerate()
                 .filter(|(level, _)| mask & (1 << level) != 0)
                 .fold(
                     (f64::NEG_INFINITY, f64::INFINITY),
-                    |(low, high), (_, &(start, end))| (low.max(start), high.min(end)),
+                    |(low, high), (_, &(start, end))| {
+                        // No squared distance is below 0: a range from 0 holds whatever
+                        // the margin.
+                        let start = if start <= 0.0 {
+                            f64::NEG_INFINITY
+                        } else {
+                            f64::from(start)
+                        };
+                        (low.max(start), high.min(f64::from(end)))
+                    },
                 )
-        }))
+        });
+        Self {
+            per_mask,
+            per_level,
+        }
     }
 
     /// Whether every placement at a level of `mask` between `near_sq` and `far_sq` (f64
     /// bounds) provably stays at its level. NaN bounds (a NaN camera) prove nothing.
     fn holds(&self, mask: u8, near_sq: f64, far_sq: f64) -> bool {
-        let (low, high) = self.0[usize::from(mask)];
+        let (low, high) = self.per_mask[usize::from(mask)];
         near_sq * (1.0 - RELATIVE_MARGIN) - ABSOLUTE_MARGIN >= low
             && far_sq * (1.0 + RELATIVE_MARGIN) + ABSOLUTE_MARGIN <= high
     }
-}
-
-/// The placement table's position and level columns, as [`PlacementCells::relevel`]
-/// reads them.
-pub(crate) struct Columns<'a> {
-    pub(crate) xs: &'a [f32],
-    pub(crate) ys: &'a [f32],
-    pub(crate) zs: &'a [f32],
-    pub(crate) levels: &'a [u8],
 }
 
 #[derive(Debug, Default, Clone)]
@@ -130,6 +153,16 @@ pub(crate) struct PlacementCells {
     /// Per row: its cell, and its index in that cell's `members`.
     cell_of_row: Vec<u32>,
     member_of_row: Vec<u32>,
+    /// The cells the next pass within reach of the last full one checks.
+    watched: Vec<u32>,
+    last_full_pass: Option<FullPass>,
+}
+
+/// Where the last full pass was made, and by which rule.
+#[derive(Debug, Clone)]
+struct FullPass {
+    camera: DVec3,
+    kept: [(f32, f32); MAX_LODS as usize],
 }
 
 impl PlacementCells {
@@ -151,15 +184,30 @@ impl PlacementCells {
         self.cell_of_row.push(cell_index);
         self.member_of_row.push(cell.members.len() as u32);
         cell.members.push(row);
+        cell.positions.push(position);
         cell.min = cell.min.min(position);
         cell.max = cell.max.max(position);
         cell.levels |= level_bit(level);
+        self.watch(cell_index);
     }
 
     /// Row `row` is now at `level`.
     pub(crate) fn note_level(&mut self, row: u32, level: u8) {
-        let cell = self.cell_of_row[row as usize];
-        self.cells[cell as usize].levels |= level_bit(level);
+        let cell_index = self.cell_of_row[row as usize];
+        let cell = &mut self.cells[cell_index as usize];
+        if cell.levels & level_bit(level) == 0 {
+            cell.levels |= level_bit(level);
+            self.watch(cell_index);
+        }
+    }
+
+    /// Cell `cell_index`'s bounds grew: the last full pass's proof no longer covers it.
+    fn watch(&mut self, cell_index: u32) {
+        let cell = &mut self.cells[cell_index as usize];
+        if !cell.watched {
+            cell.watched = true;
+            self.watched.push(cell_index);
+        }
     }
 
     /// Mirrors the table's swap-remove of `row`: the last row, if another, takes its
@@ -181,64 +229,131 @@ impl PlacementCells {
         let cell = &mut self.cells[self.cell_of_row[r] as usize];
         let member = self.member_of_row[r] as usize;
         cell.members.swap_remove(member);
+        cell.positions.swap_remove(member);
         if let Some(&moved_row) = cell.members.get(member) {
             self.member_of_row[moved_row as usize] = member as u32;
         }
         if cell.members.is_empty() {
-            let members = std::mem::take(&mut cell.members);
+            let (members, positions) = (
+                std::mem::take(&mut cell.members),
+                std::mem::take(&mut cell.positions),
+            );
             *cell = Cell {
                 members,
+                positions,
                 ..Cell::empty()
             };
         }
     }
 
-    /// Pushes `(row, level)` onto `changes` for every row whose level `rule` changes for
-    /// a camera at `camera`, testing only the rows of cells whose bounds do not prove
-    /// them staying; tightens the bounds of the cells it tests. Returns the rows tested.
+    /// Every row with its position, cell by cell.
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (u32, Vec3)> + '_ {
+        self.cells.iter().flat_map(|cell| {
+            cell.members
+                .iter()
+                .copied()
+                .zip(cell.positions.iter().copied())
+        })
+    }
+
+    /// Pushes `(row, level)` onto `changes` for every row whose level (`levels[row]`, the
+    /// table's column) `rule` changes for a camera at `camera`, testing only the rows of
+    /// cells whose bounds do not prove them staying; tightens the bounds of the cells it
+    /// tests. Checks the watched cells only while the camera is within [`REACH_M`] of
+    /// the last full pass's and the rule is the same, all of them otherwise. Returns the
+    /// rows tested.
     ///
     /// The levels are exactly those testing every row would give: a skipped cell's rows
     /// all lie inside their levels' kept ranges.
     pub(crate) fn relevel(
         &mut self,
-        columns: &Columns<'_>,
+        levels: &[u8],
         camera: Vec3,
         rule: &impl DistanceLevels,
         changes: &mut Vec<(u32, u8)>,
     ) -> u32 {
         let kept = KeptRanges::new(rule);
-        let camera_f64 = camera.as_dvec3();
+        let pass = Pass {
+            levels,
+            camera,
+            camera_f64: camera.as_dvec3(),
+            rule,
+            kept: &kept,
+        };
+        let within_reach = self.last_full_pass.as_ref().is_some_and(|last| {
+            last.kept == kept.per_level && last.camera.distance(pass.camera_f64) <= REACH_M
+        });
         let mut tested = 0;
-        for cell in &mut self.cells {
+        if within_reach {
+            for &cell_index in &self.watched {
+                tested += pass.check(&mut self.cells[cell_index as usize], changes).0;
+            }
+            return tested;
+        }
+        self.watched.clear();
+        // Grown a little, so f64 rounding in the distances cannot shrink the reach.
+        let reach = REACH_M * (1.0 + 1e-9);
+        for (cell, cell_index) in self.cells.iter_mut().zip(0u32..) {
+            cell.watched = false;
             if cell.members.is_empty() {
                 continue;
             }
-            let (near_sq, far_sq) = cell.distance_sq_bounds(camera_f64);
-            if kept.holds(cell.levels, near_sq, far_sq) {
-                continue;
+            let (cell_tested, near_sq, far_sq) = pass.check(cell, changes);
+            tested += cell_tested;
+            // A tested cell's bounds only narrowed: the distances from before still bound
+            // it.
+            let near = (near_sq.sqrt() - reach).max(0.0);
+            let far = far_sq.sqrt() + reach;
+            if !kept.holds(cell.levels, near * near, far * far) {
+                cell.watched = true;
+                self.watched.push(cell_index);
             }
-            tested += cell.members.len() as u32;
-            let (mut min, mut max, mut levels) = (Vec3::INFINITY, Vec3::NEG_INFINITY, 0);
-            for &row in &cell.members {
-                let r = row as usize;
-                let position = Vec3::new(columns.xs[r], columns.ys[r], columns.zs[r]);
-                let level = columns.levels[r];
-                let chosen = rule.next_level(level, position.distance_squared(camera));
-                let chosen = if chosen == level {
-                    level
-                } else {
-                    debug_assert!(chosen < MAX_LODS, "level {chosen} out of range");
-                    let clamped = chosen.min(MAX_LODS - 1);
-                    changes.push((row, clamped));
-                    clamped
-                };
-                min = min.min(position);
-                max = max.max(position);
-                levels |= level_bit(chosen);
-            }
-            (cell.min, cell.max, cell.levels) = (min, max, levels);
         }
+        self.last_full_pass = Some(FullPass {
+            camera: pass.camera_f64,
+            kept: kept.per_level,
+        });
         tested
+    }
+}
+
+/// One relevel's camera and rule.
+struct Pass<'a, R> {
+    levels: &'a [u8],
+    camera: Vec3,
+    camera_f64: DVec3,
+    rule: &'a R,
+    kept: &'a KeptRanges,
+}
+
+impl<R: DistanceLevels> Pass<'_, R> {
+    /// Tests `cell`'s members unless its bounds prove them staying; returns how many it
+    /// tested and the cell's squared distance bounds from the camera (before tightening).
+    fn check(&self, cell: &mut Cell, changes: &mut Vec<(u32, u8)>) -> (u32, f64, f64) {
+        let (near_sq, far_sq) = cell.distance_sq_bounds(self.camera_f64);
+        if cell.members.is_empty() || self.kept.holds(cell.levels, near_sq, far_sq) {
+            return (0, near_sq, far_sq);
+        }
+        let (mut min, mut max, mut mask) = (Vec3::INFINITY, Vec3::NEG_INFINITY, 0);
+        for (&row, &position) in cell.members.iter().zip(&cell.positions) {
+            let level = self.levels[row as usize];
+            let chosen = self
+                .rule
+                .next_level(level, position.distance_squared(self.camera));
+            let chosen = if chosen == level {
+                level
+            } else {
+                debug_assert!(chosen < MAX_LODS, "level {chosen} out of range");
+                let clamped = chosen.min(MAX_LODS - 1);
+                changes.push((row, clamped));
+                clamped
+            };
+            min = min.min(position);
+            max = max.max(position);
+            mask |= level_bit(chosen);
+        }
+        (cell.min, cell.max, cell.levels) = (min, max, mask);
+        (cell.members.len() as u32, near_sq, far_sq)
     }
 }
 
@@ -271,17 +386,6 @@ mod tests {
         }
     }
 
-    fn columns<'a>(xs: &'a [f32], zs: &'a [f32], levels: &'a [u8]) -> Columns<'a> {
-        Columns {
-            xs,
-            ys: &GROUND[..xs.len()],
-            zs,
-            levels,
-        }
-    }
-
-    static GROUND: [f32; 3] = [0.0; 3];
-
     #[test]
     fn a_cell_inside_its_levels_ranges_is_not_tested() {
         let mut cells = PlacementCells::default();
@@ -291,12 +395,12 @@ mod tests {
             cells.push(row as u32, position, levels[row]);
         }
         let mut changes = vec![];
-        let tested = cells.relevel(&columns(&xs, &zs, &levels), Vec3::ZERO, &Ring, &mut changes);
+        let tested = cells.relevel(&levels, Vec3::ZERO, &Ring, &mut changes);
         assert_eq!((tested, changes.len()), (0, 0));
 
         // From 3 m further out, the row at 12 m is 9 m away and leaves level 0.
         let camera = Vec3::new(3.0, 0.0, 0.0);
-        let tested = cells.relevel(&columns(&xs, &zs, &levels), camera, &Ring, &mut changes);
+        let tested = cells.relevel(&levels, camera, &Ring, &mut changes);
         assert_eq!((tested, changes), (3, vec![(0, 1)]));
     }
 

@@ -1,8 +1,8 @@
 //! The registry's placements, one row each, stored as columns (structure of arrays) and
 //! kept dense by swap-remove.
 //!
-//! The LOD pass reads only `xs`, `ys`, `zs` and `levels`: in columns of their own that is
-//! 13 bytes of memory traffic per placement, instead of striding over whole rows.
+//! The LOD pass reads only positions and `levels`: the positions sit in the rows' ground
+//! cells (`cells.rs`), side by side per cell, and the levels in a column of their own.
 
 use std::collections::HashMap;
 
@@ -18,10 +18,6 @@ pub(crate) struct PlacementTable {
     /// The placement's own transform: the source every bucket entry is copied from, kept
     /// for placements whose prop is not loaded and for rebuilding after a re-bake.
     pub(crate) transforms: Vec<Mat4>,
-    /// The translation of `transforms`, by column, for the LOD pass.
-    pub(crate) xs: Vec<f32>,
-    pub(crate) ys: Vec<f32>,
-    pub(crate) zs: Vec<f32>,
     /// The distance level the LOD controller last chose; the bucket LOD is this clamped to
     /// the prop's coarsest LOD. Kept for pending placements too, so they arrive at the
     /// right LOD when their prop loads. Written only through [`Self::set_level`], which
@@ -31,7 +27,8 @@ pub(crate) struct PlacementTable {
     /// prop has a shape.
     pub(crate) slots: Vec<u32>,
     index_of_id: HashMap<u64, u32>,
-    /// The rows grouped by where they stand, for the distance relevel.
+    /// The rows grouped by where they stand, with the translation of `transforms`, for
+    /// the LOD pass.
     pub(crate) cells: PlacementCells,
 }
 
@@ -52,9 +49,6 @@ impl PlacementTable {
         self.ids.push(id);
         self.props.push(prop);
         self.transforms.push(transform);
-        self.xs.push(translation.x);
-        self.ys.push(translation.y);
-        self.zs.push(translation.z);
         self.levels.push(level);
         self.slots.push(0);
         self.index_of_id.insert(id, index);
@@ -77,9 +71,6 @@ impl PlacementTable {
         self.ids.swap_remove(i);
         self.props.swap_remove(i);
         self.transforms.swap_remove(i);
-        self.xs.swap_remove(i);
-        self.ys.swap_remove(i);
-        self.zs.swap_remove(i);
         self.levels.swap_remove(i);
         self.slots.swap_remove(i);
         self.cells.swap_remove(index);

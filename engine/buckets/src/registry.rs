@@ -4,7 +4,7 @@
 
 use glam::{Mat4, Vec3};
 
-use crate::cells::{Columns, DistanceLevels};
+use crate::cells::DistanceLevels;
 use crate::placements::PlacementTable;
 use crate::prop_buckets::PropBuckets;
 use crate::prop_table::PropTable;
@@ -217,7 +217,7 @@ impl PlacementRegistry {
 
     /// One pass over every placement: `choose_level(position, level)` returns the level it
     /// should be at (its current one to stay). Changes are collected first and applied
-    /// after the pass, so the pass itself only streams the position and level columns.
+    /// after the pass, so the pass itself only reads positions and levels.
     ///
     /// Precondition: `choose_level` returns levels below [`MAX_LODS`] (larger ones are
     /// clamped).
@@ -225,17 +225,12 @@ impl PlacementRegistry {
         let mut changes = std::mem::take(&mut self.level_changes);
         changes.clear();
         let table = &self.placements;
-        let columns = table
-            .xs
-            .iter()
-            .zip(&table.ys)
-            .zip(&table.zs)
-            .zip(&table.levels);
-        for (index, (((&x, &y), &z), &level)) in columns.enumerate() {
-            let chosen = choose_level(Vec3::new(x, y, z), level);
+        for (index, position) in table.cells.rows() {
+            let level = table.levels[index as usize];
+            let chosen = choose_level(position, level);
             if chosen != level {
                 debug_assert!(chosen < MAX_LODS, "level {chosen} out of range");
-                changes.push((index as u32, chosen.min(MAX_LODS - 1)));
+                changes.push((index, chosen.min(MAX_LODS - 1)));
             }
         }
         let evaluated = self.placements.len();
@@ -257,13 +252,9 @@ impl PlacementRegistry {
         let mut changes = std::mem::take(&mut self.level_changes);
         changes.clear();
         let table = &mut self.placements;
-        let columns = Columns {
-            xs: &table.xs,
-            ys: &table.ys,
-            zs: &table.zs,
-            levels: &table.levels,
-        };
-        let tested = table.cells.relevel(&columns, camera, rule, &mut changes);
+        let tested = table
+            .cells
+            .relevel(&table.levels, camera, rule, &mut changes);
         self.apply_level_changes(changes, tested)
     }
 

@@ -43,6 +43,8 @@ enum Op {
     },
     /// A relevel outside the controller's gates, wherever the camera is.
     Relevel,
+    /// The same by other bands than the controller's, as a caller with two rules would.
+    RelevelByOtherBands,
 }
 
 /// Positions that put placements on cell borders (multiples of 32 m), in the open, and
@@ -77,6 +79,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => jump.prop_map(Op::JumpCamera),
         6 => prop_oneof![Just(0.05), Just(0.3)].prop_map(|seconds| Op::Tick { seconds }),
         1 => Just(Op::Relevel),
+        1 => Just(Op::RelevelByOtherBands),
     ]
 }
 
@@ -153,6 +156,14 @@ impl Twins {
         (!self.live.is_empty()).then(|| self.live[pick % self.live.len()])
     }
 
+    /// A pass outside the controller on both registries, then the check.
+    fn relevel_both(&mut self, bands: &LodBands, camera: Vec3) {
+        let stats = self.fast.relevel_by_distance(camera, bands);
+        let moved = relevel_every_placement(&mut self.reference, bands, camera);
+        assert_eq!(stats.moved, moved);
+        self.assert_same_levels();
+    }
+
     fn assert_same_levels(&self) {
         assert_eq!(self.fast.len(), self.reference.len());
         for &id in &self.live {
@@ -184,6 +195,7 @@ fn relevel_every_placement(
 
 fn run(config: &LodConfig, ops: &[Op]) {
     let bands = LodBands::new(&config.edges_m, config.hysteresis_m).unwrap();
+    let other_bands = LodBands::new(&[10.0, 50.0], 2.0).unwrap();
     let mut lod = LodController::new(config).unwrap();
     let mut twins = Twins::new();
     let mut camera = Vec3::new(0.0, 20.0, 0.0);
@@ -233,12 +245,8 @@ fn run(config: &LodConfig, ops: &[Op]) {
                 }
                 twins.assert_same_levels();
             }
-            Op::Relevel => {
-                let stats = twins.fast.relevel_by_distance(camera, &bands);
-                let moved = relevel_every_placement(&mut twins.reference, &bands, camera);
-                assert_eq!(stats.moved, moved);
-                twins.assert_same_levels();
-            }
+            Op::Relevel => twins.relevel_both(&bands, camera),
+            Op::RelevelByOtherBands => twins.relevel_both(&other_bands, camera),
         }
     }
     twins.assert_same_levels();
