@@ -430,6 +430,35 @@ mod tests {
     }
 
     #[test]
+    fn within_reach_of_the_last_full_pass_only_watched_cells_are_checked() {
+        let mut cells = PlacementCells::default();
+        // A level-1 placement 500 m out (kept anywhere) and a level-0 one 15 m out,
+        // 5 m inside its range's far end.
+        let positions = [Vec3::new(500.0, 0.0, 0.0), Vec3::new(15.0, 0.0, 0.0)];
+        let levels = [1, 0];
+        for (row, (position, level)) in (0..).zip(positions.into_iter().zip(levels)) {
+            cells.push(row, position, level);
+        }
+        let mut changes = vec![];
+        cells.relevel(&levels, Vec3::ZERO, &Ring, &mut changes);
+        let near_cell = cells.cell_of_row[1];
+        assert_eq!(cells.watched, [near_cell]);
+
+        // 10 m on, the near cell is tested; a new placement makes its cell watched too.
+        cells.push(2, Vec3::new(-700.0, 0.0, 0.0), 1);
+        let levels = [1, 0, 1];
+        let camera = Vec3::new(-10.0, 0.0, 0.0);
+        let tested = cells.relevel(&levels, camera, &Ring, &mut changes);
+        assert_eq!((tested, changes), (1, vec![(1, 1)]));
+        assert_eq!(cells.watched, [near_cell, cells.cell_of_row[2]]);
+
+        // Out of reach: a full pass, which watches nothing now that both are at level 1.
+        let levels = [1, 1, 1];
+        cells.relevel(&levels, Vec3::new(40.0, 0.0, 0.0), &Ring, &mut vec![]);
+        assert!(cells.watched.is_empty());
+    }
+
+    #[test]
     fn a_nan_camera_proves_nothing() {
         let kept = KeptRanges::new(&Ring);
         assert!(kept.holds(0b10, 0.0, 1e9));
