@@ -141,7 +141,14 @@ fn lod_moves(c: &mut Criterion) {
         let mut registry = PlacementRegistry::new();
         let pine = registry.intern("conifer/pine_tall");
         registry
-            .set_prop_shape(pine, PropShape { parts: 2, lods: 3 })
+            .set_prop_shape(
+                pine,
+                PropShape {
+                    parts: 2,
+                    lods: 3,
+                    impostor: false,
+                },
+            )
             .unwrap();
         for id in 0..MOVE_PLACEMENTS {
             registry

@@ -1,7 +1,10 @@
-//! Frame time on the software Vulkan driver (lavapipe) for the same busy session drawn
+//! Frame time on whatever adapter there is (lavapipe where there is no GPU;
+//! `scripts/gpu-bench` runs it on a GPU) for the same busy session drawn
 //! two ways in one run: through the instanced-bucket plugin, and as one rend3 object per
-//! placement part (each LOD its own mesh) — the prototype's starting point. Also the
-//! GPU vertex bytes of each.
+//! placement part (each LOD its own mesh) — the prototype's starting point; both
+//! without impostors, which rend3 objects cannot draw. Also the GPU vertex bytes of
+//! each. Then the far band: every preset filled over the whole world, from the
+//! overview, with impostors as the last level and without (the coarsest mesh).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::bake::{bake_folder, BakeOptions};
@@ -33,6 +36,7 @@ fn frames(c: &mut Criterion) {
 
     let camera = CameraView::landmark(&default_world(), Landmark::Meadow);
     let mut plugin = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
+    plugin.set_impostors(false);
     plugin.load_cache(&cache).unwrap();
     let (width, height) = SIZES[0];
     let (_, stats) = plugin.render_image(camera, 0.0, width, height).unwrap();
@@ -86,6 +90,24 @@ fn frames(c: &mut Criterion) {
         object_vertex_bytes
     );
 
+    record(
+        "meadow",
+        serde_json::json!({
+            "adapter": plugin.context().adapter(),
+            "placements": stats.placements,
+            "instances": stats.draw.instances_in_buckets,
+            "plugin": {
+                "draw_calls": stats.draw.draw_calls,
+                "shadow_draw_calls": stats.draw.shadow_draw_calls,
+                "triangles": stats.draw.triangles,
+            },
+            "one_rend3_object_per_placement_part": {
+                "objects": objects.len(),
+                "draw_calls_per_pass": objects.len(),
+            },
+        }),
+    );
+
     let mut rend3_frame = |width, height| {
         render_image(
             &mut context,
@@ -100,7 +122,7 @@ fn frames(c: &mut Criterion) {
     };
     let mut now = 1.0;
     for (width, height) in SIZES {
-        let mut group = c.benchmark_group(format!("frame_{width}x{height}_lavapipe"));
+        let mut group = c.benchmark_group(format!("frame_{width}x{height}"));
         group.sample_size(10);
         group.bench_function("instanced_buckets", |b| {
             b.iter(|| {
@@ -116,12 +138,85 @@ fn frames(c: &mut Criterion) {
     // The same frames once the objects are gone: what the terrain, sky and shadows cost.
     drop(objects);
     for (width, height) in SIZES {
-        let mut group = c.benchmark_group(format!("frame_{width}x{height}_lavapipe"));
+        let mut group = c.benchmark_group(format!("frame_{width}x{height}"));
         group.sample_size(10);
         group.bench_function("terrain_only", |b| b.iter(|| rend3_frame(width, height)));
         group.finish();
     }
 }
 
-criterion_group!(benches, frames);
+/// Adds `stats` under `name` to `target/frames-stats.json` (what `scripts/gpu-bench`
+/// reports beside criterion's times).
+fn record(name: &str, stats: serde_json::Value) {
+    let path = common::repo().join("target/frames-stats.json");
+    let mut all: serde_json::Map<String, serde_json::Value> = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    all.insert(name.to_owned(), stats);
+    std::fs::write(&path, serde_json::to_vec_pretty(&all).unwrap()).unwrap();
+}
+
+/// The whole-world session from the overview, with and without impostors, side by side.
+fn far_band(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = CacheDir::new(dir.path());
+    bake_folder(
+        &common::repo().join("assets"),
+        &cache,
+        &BakeOptions::default(),
+    )
+    .unwrap();
+    let camera = CameraView::overview(&default_world());
+    let (width, height) = SIZES[0];
+    let mut runtimes = [true, false].map(|impostors| {
+        let world = common::whole_world();
+        let mut runtime = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
+        runtime.set_impostors(impostors);
+        runtime.load_cache(&cache).unwrap();
+        let (_, stats) = runtime.render_image(camera, 0.0, width, height).unwrap();
+        record(
+            if impostors {
+                "overview_impostors"
+            } else {
+                "overview_coarsest_mesh"
+            },
+            serde_json::json!({
+                "adapter": runtime.context().adapter(),
+                "placements": stats.placements,
+                "instances_in_view": stats.draw.instances,
+                "per_level": stats.draw.instances_per_lod,
+                "triangles": stats.draw.triangles,
+                "draw_calls": stats.draw.draw_calls,
+                "shadow_draw_calls": stats.draw.shadow_draw_calls,
+            }),
+        );
+        println!(
+            "whole world, impostors {}: {} placements, {} instances in view, per level {:?}, \
+             {} triangles, {} draws; shadows {} instances",
+            if impostors { "on" } else { "off" },
+            stats.placements,
+            stats.draw.instances,
+            stats.draw.instances_per_lod,
+            stats.draw.triangles,
+            stats.draw.draw_calls,
+            stats.draw.shadow_instances,
+        );
+        runtime
+    });
+    let mut group = c.benchmark_group(format!("overview_whole_world_{width}x{height}"));
+    group.sample_size(10);
+    let mut now = 1.0;
+    for (runtime, name) in runtimes.iter_mut().zip(["impostors", "coarsest_mesh"]) {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                now += 1.0;
+                runtime.render_image(camera, now, width, height).unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frames, far_band);
 criterion_main!(benches);

@@ -33,7 +33,14 @@ fn scene() -> PlacementRegistry {
     .map(|(name, parts)| {
         let key = registry.intern(name);
         registry
-            .set_prop_shape(key, PropShape { parts, lods: 3 })
+            .set_prop_shape(
+                key,
+                PropShape {
+                    parts,
+                    lods: 3,
+                    impostor: false,
+                },
+            )
             .unwrap();
         key
     })

@@ -9,9 +9,10 @@ use std::path::Path;
 use common::{add_file, temp_assets};
 use sylva::bake::stages::StopReason;
 use sylva::bake::{
-    bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, Status,
+    bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, ImpostorSummary,
+    Status,
 };
-use sylva::cache::{CacheDir, Entry, Manifest};
+use sylva::cache::{CacheDir, Entry, Manifest, PropFiles};
 
 const CATEGORIES: [&str; 3] = ["box", "quad", "truck"];
 const FILES: [(&str, &str); 4] = [
@@ -54,6 +55,22 @@ fn cache_in(dir: &tempfile::TempDir) -> CacheDir {
     CacheDir::new(dir.path().join("cache"))
 }
 
+/// The blob files the entry of the asset at `path` names (material textures and
+/// impostor atlases), in its order.
+fn blobs_of(cache: &CacheDir, path: &str) -> Vec<String> {
+    let listed = &cache.read_manifest().unwrap().assets[path];
+    let bytes = cache.read_entry(&listed.entry).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
+    entry.textures.iter().map(|id| id.file_name()).collect()
+}
+
+/// The entry and blobs of `prop` as the manifest lists it.
+fn prop_files(cache: &CacheDir, prop: &str) -> PropFiles {
+    let manifest = cache.read_manifest().unwrap();
+    let (_, listed) = manifest.prop(prop).unwrap();
+    cache.read_prop(&listed.entry).unwrap()
+}
+
 #[test]
 fn only_changed_assets_rebake() {
     let assets = full_assets();
@@ -91,10 +108,18 @@ fn deleting_an_asset_removes_its_entry_and_manifest_line() {
     let entry = cache.read_manifest().unwrap().assets["box/Box.glb"]
         .entry
         .clone();
+    let atlases = blobs_of(&cache, "box/Box.glb");
+    assert_eq!(atlases.len(), 2, "the box's impostor");
     fs::remove_file(assets.path().join("box/Box.glb")).unwrap();
     let report = bake(assets.path(), &cache);
     assert_eq!(report.removed_assets, ["box/Box.glb"]);
-    assert_eq!(report.removed_entries, [entry]);
+    let mut removed = vec![entry];
+    removed.extend(atlases.iter().cloned());
+    assert_eq!(report.removed_entries[0], removed[0], "entries first");
+    let mut removed_blobs = report.removed_entries[1..].to_vec();
+    removed_blobs.sort();
+    removed[1..].sort();
+    assert_eq!(removed_blobs, removed[1..]);
     assert!(!cache
         .read_manifest()
         .unwrap()
@@ -115,11 +140,22 @@ fn a_flipped_byte_in_an_entry_is_detected_and_rebaked() {
     let good = cache.read_entry(&name).unwrap();
     let mut corrupt = good.clone();
     corrupt[good.len() / 2] ^= 0x40;
+    let atlases = blobs_of(&cache, "box/Box.glb");
     fs::write(cache.root().join(&name), &corrupt).unwrap();
-    assert!(matches!(
-        &check_folder(assets.path(), &cache).unwrap()[..],
-        [Finding::Different { path, .. }] if path == "box/Box.glb"
-    ));
+    // The corrupt entry names nothing, so its impostor's blobs belong to no entry.
+    let findings = check_folder(assets.path(), &cache).unwrap();
+    assert!(
+        matches!(&findings[0], Finding::Different { path, .. } if path == "box/Box.glb"),
+        "{findings:?}"
+    );
+    let unreferenced: Vec<_> = findings[1..]
+        .iter()
+        .map(|f| match f {
+            Finding::Unreferenced { entry } => entry.clone(),
+            other => panic!("{other}"),
+        })
+        .collect();
+    assert_eq!(unreferenced.len(), atlases.len(), "{findings:?}");
     let report = bake(assets.path(), &cache);
     assert_eq!(baked_paths(&report), ["box/Box.glb"]);
     assert_eq!(cache.read_entry(&name).unwrap(), good);
@@ -136,12 +172,13 @@ fn a_missing_corrupt_or_stray_texture_blob_is_found_by_check_and_healed_by_the_b
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(assets.path(), &cache);
-    let [blob] = &cache.texture_files().unwrap()[..] else {
-        panic!("the truck's one texture is one blob");
+    let truck = "truck/CesiumMilkTruck.gltf";
+    // Its one material texture, then its impostor's two atlases.
+    let [blob, _, _] = &blobs_of(&cache, truck)[..] else {
+        panic!("the truck's texture is one blob");
     };
     let blob_path = cache.root().join(blob);
     let good = fs::read(&blob_path).unwrap();
-    let truck = "truck/CesiumMilkTruck.gltf";
 
     fs::remove_file(&blob_path).unwrap();
     assert!(matches!(
@@ -198,26 +235,30 @@ fn props_sharing_a_texture_store_one_blob_that_goes_with_the_last_of_them() {
         .collect();
     assert_eq!(trucks.len(), 4);
     assert!(trucks.iter().all(|t| *t == trucks[0]), "{trucks:?}");
-    assert_eq!(cache.texture_files().unwrap().len(), 1, "stored once");
+    assert_eq!(
+        trucks[0].len(),
+        3,
+        "a texture and the impostor's two atlases"
+    );
+    // The box's impostor atlases are the only other blobs.
+    let others = blobs_of(&cache, "box/Box.glb").len();
+    let stored = || cache.texture_files().unwrap().len();
+    assert_eq!(stored(), 3 + others, "stored once");
 
     for copy in ["a", "b", "c"] {
         fs::remove_file(assets.path().join(format!("truck/{copy}.gltf"))).unwrap();
     }
     let report = bake(assets.path(), &cache);
     assert_eq!(report.removed_entries.len(), 3, "the copies' entries only");
-    assert_eq!(
-        cache.texture_files().unwrap().len(),
-        1,
-        "the truck keeps it"
-    );
+    assert_eq!(stored(), 3 + others, "the truck keeps them");
     fs::remove_file(truck).unwrap();
     let report = bake(assets.path(), &cache);
     assert_eq!(
         report.removed_entries.len(),
-        2,
-        "the truck's entry and blob"
+        4,
+        "the truck's entry and blobs"
     );
-    assert!(cache.texture_files().unwrap().is_empty());
+    assert_eq!(stored(), others);
 }
 
 #[test]
@@ -378,8 +419,9 @@ fn bakes_are_identical_on_one_and_four_threads() {
     let one = bytes_with(1);
     assert_eq!(
         one.len(),
-        6,
-        "four entries, the truck's texture, the manifest"
+        12,
+        "four entries, the truck's texture, the atlases of three impostors (the quad is \
+         flat), the manifest"
     );
     assert_eq!(one, bytes_with(4));
 }
@@ -946,17 +988,95 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
     let out = tempfile::tempdir().unwrap();
     let cache = cache_in(&out);
     bake(assets.path(), &cache);
-    let manifest = cache.read_manifest().unwrap();
-    let (_, listed) = manifest.prop("pbr/barrel").unwrap();
-    let files = cache.read_prop(&listed.entry).unwrap();
+    let files = prop_files(&cache, "pbr/barrel");
     let prop = files.parse().unwrap();
     let material = &prop.entry.parts[0].material;
     assert!(material.normal_texture.is_some() && material.metallic_roughness_texture.is_some());
     let formats: Vec<_> = prop.textures.iter().map(|t| (t.width, t.format)).collect();
-    use sylva::cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc5};
-    assert_eq!(formats, [(1024, Bc1Srgb), (1024, Bc1Linear), (1024, Bc5)]);
+    use sylva::cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc3Srgb, Bc5, Rgba8Linear};
+    // Then the impostor's atlases: 12 views of 16² texels a side.
+    assert_eq!(
+        formats,
+        [
+            (1024, Bc1Srgb),
+            (1024, Bc1Linear),
+            (1024, Bc5),
+            (192, Bc3Srgb),
+            (192, Rgba8Linear)
+        ]
+    );
     let total = files.entry.len() + files.textures.iter().map(Vec::len).sum::<usize>();
     let source_bytes = fs::metadata(&source).unwrap().len() as usize;
     println!("the barrel: {total} bytes of cache for a {source_bytes}-byte source");
     assert!(2 * total <= 3 * source_bytes, "{total} bytes");
+}
+
+/// A prop too small for an impostor bakes without one, and its entry and the bake's
+/// summary say why; a tree gets one, its two atlases blobs of the entry in BC3, which
+/// `check` verifies like every blob; the catalog can turn it off.
+#[test]
+fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
+    let pebble = common::one_prop_assets(
+        "pebble",
+        r#"(family: "prop")"#,
+        "assets/pebble/flint_chip.glb",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    let report = bake(pebble.path(), &cache);
+    assert_eq!((report.baked(), report.failed()), (1, 0));
+    let Some(ImpostorSummary::Refused { reason }) =
+        report.assets[0].summary.as_ref().map(|s| &s.impostor)
+    else {
+        panic!("{:?}", report.assets[0].summary)
+    };
+    assert!(reason.contains("too small"), "{reason}");
+    let files = prop_files(&cache, "pebble/flint_chip");
+    let prop = files.parse().unwrap();
+    assert_eq!(prop.entry.impostor(), None);
+    assert_eq!(prop.entry.impostor_refusal(), Some(reason.as_str()));
+    assert!(prop.textures.is_empty(), "no atlas blobs");
+
+    let tree = common::one_prop_assets(
+        "tree",
+        r#"(family: "prop")"#,
+        "tests/data/real/quaternius_nature/CommonTree_1.glb",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let cache = cache_in(&out);
+    bake(tree.path(), &cache);
+    let files = prop_files(&cache, "tree/CommonTree_1");
+    let prop = files.parse().unwrap();
+    let impostor = prop.entry.impostor().expect("a tree has an impostor");
+    assert_eq!(impostor.grid, 12);
+    let side = impostor.grid * impostor.cell_px;
+    let (albedo, normal) = (
+        &prop.textures[impostor.albedo as usize],
+        &prop.textures[impostor.normal as usize],
+    );
+    use sylva::cache::PixelFormat::{Bc3Srgb, Rgba8Linear};
+    assert_eq!((albedo.width, albedo.format), (side, Bc3Srgb));
+    assert_eq!((normal.width, normal.format), (side, Rgba8Linear));
+    let smallest_cell = impostor.cell_px >> (albedo.levels.len() - 1);
+    assert_eq!(smallest_cell, 4, "levels stop at cells of one BC block");
+    assert!(check_messages(tree.path(), &cache).is_empty());
+
+    fs::write(
+        tree.path().join("catalog.ron"),
+        r#"(categories: { "tree": (family: "prop", bake: (impostor: Some(false))) })"#,
+    )
+    .unwrap();
+    let report = bake(tree.path(), &cache);
+    assert_eq!(report.baked(), 1, "the setting is in the key");
+    let Some(ImpostorSummary::Refused { reason }) =
+        report.assets[0].summary.as_ref().map(|s| &s.impostor)
+    else {
+        panic!("{:?}", report.assets[0].summary)
+    };
+    assert!(reason.contains("turned off"), "{reason}");
+    assert_eq!(
+        cache.texture_files().unwrap().len(),
+        0,
+        "the atlases went with it"
+    );
 }

@@ -474,7 +474,8 @@ fn terrain_lod_leaves_no_holes_along_a_dolly_across_patch_boundaries() {
 #[test]
 fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_the_last_goes() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
-    // Four trucks: the same document, so the same buffer and PNG, one texture blob.
+    // Four trucks: the same document, so the same buffer and PNG, one texture blob, and
+    // the same impostor atlases.
     let assets = common::temp_assets(&["truck"], &[("truck", "CesiumMilkTruck.gltf")]);
     common::add_file(assets.path(), "truck", "CesiumMilkTruck0.bin");
     common::add_file(assets.path(), "truck", "CesiumMilkTruck.png");
@@ -483,31 +484,37 @@ fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_t
     let cache = CacheDir::new(dir.path());
     let report = bake_folder(assets.path(), &cache, &BakeOptions::default()).unwrap();
     assert_eq!(report.failed(), 0);
-    let [blob] = &cache.texture_files().unwrap()[..] else {
-        panic!("the four trucks share one texture blob");
-    };
-    let blob = std::fs::read(cache.root().join(blob)).unwrap();
-    let blob = sylva::cache::TextureView::parse(&blob).unwrap();
-    assert!(blob.levels.len() > 1, "a mip chain");
-    let chain_bytes: u64 = blob.levels.iter().map(|l| l.len() as u64).sum();
+    let blobs = cache.texture_files().unwrap();
+    assert_eq!(
+        blobs.len(),
+        3,
+        "one material texture and two atlases: {blobs:?}"
+    );
+    let mut chain_bytes = 0;
+    for blob in &blobs {
+        let blob = std::fs::read(cache.root().join(blob)).unwrap();
+        let blob = sylva::cache::TextureView::parse(&blob).unwrap();
+        assert!(blob.levels.len() > 1, "a mip chain");
+        chain_bytes += blob.levels.iter().map(|l| l.len() as u64).sum::<u64>();
+    }
 
     let world = World::new(default_world(), &empty_session(), &LodConfig::default()).unwrap();
     let mut runtime = runtime(world, &cache);
     let props: Vec<String> = runtime.loaded().keys().cloned().collect();
     assert_eq!(props.len(), 4);
-    assert_eq!(runtime.props().texture_memory(), (1, chain_bytes));
+    assert_eq!(runtime.props().texture_memory(), (3, chain_bytes));
 
     let (last, others) = props.split_last().unwrap();
     for prop in others {
         runtime.unload(prop).unwrap();
     }
-    assert_eq!(runtime.props().texture_memory(), (1, chain_bytes));
+    assert_eq!(runtime.props().texture_memory(), (3, chain_bytes));
     runtime.unload(last).unwrap();
     assert_eq!(runtime.props().texture_memory(), (0, 0), "released");
     // It comes back with its props, and a frame draws with its levels.
     let report = runtime.load_cache(&cache).unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
-    assert_eq!(runtime.props().texture_memory(), (1, chain_bytes));
+    assert_eq!(runtime.props().texture_memory(), (3, chain_bytes));
     runtime
         .render_image(close_up(), 0.0, SIZE.0, SIZE.1)
         .unwrap();

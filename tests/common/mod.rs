@@ -6,6 +6,7 @@ use std::path::PathBuf;
 pub mod golden;
 pub mod heightmap;
 pub mod node;
+pub mod stage;
 
 use sylva::catalog::folder::read_snapshot;
 use sylva::catalog::{Catalog, CatalogSnapshot};
@@ -136,4 +137,37 @@ pub fn paint_busy_session(world: &mut sylva::world::World) {
         }
         world.end_stroke();
     }
+}
+
+/// Every shipped preset filled over the whole default world, in one session of about
+/// 190,000 placements: the far band's measure (`benches/frames.rs`, the overview).
+pub fn whole_world() -> sylva::world::World {
+    let session = sylva::scatter::Session::new(
+        1,
+        sylva::scatter::DEFAULT_PLACEMENT_CAP,
+        sylva::scatter::TerrainSource::DefaultWorld,
+        snapshot(),
+    );
+    let lod = sylva::lod::LodConfig::default();
+    let mut world =
+        sylva::world::World::new(sylva::terrain::default_world(), &session, &lod).unwrap();
+    for stem in [
+        "mixed_forest",
+        "meadow",
+        "beach",
+        "lake_shore",
+        "cliff_and_scree",
+    ] {
+        let name = world.use_preset(stem, preset(stem)).unwrap();
+        let request = sylva::scatter::FillRequest {
+            preset: name,
+            region: sylva::scatter::FillRegion::Whole,
+            density: None,
+            replaces: None,
+        };
+        world
+            .fill(&request, &mut |_, _| std::ops::ControlFlow::Continue(()))
+            .unwrap();
+    }
+    world
 }

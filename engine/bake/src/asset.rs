@@ -1,4 +1,5 @@
-//! Baking one asset in memory: import, then a LOD chain per part.
+//! Baking one asset in memory: import, then a LOD chain per part, the textures' mip
+//! chains and the prop's impostor.
 
 use sylva_cache::{
     encode, encode_texture, BakedAsset, CacheDir, FormatError, PropFiles, StoreError, TextureFile,
@@ -7,6 +8,7 @@ use sylva_import::{import, ImportStats};
 use sylva_mesh::{Aabb, AlphaMode};
 
 use crate::chain::{build_chain, build_chain_with_budget, ChainStats};
+use crate::impostor::{bake_prop_impostor, ImpostorReport};
 use crate::key::AssetSource;
 use crate::settings::BakeSettings;
 use crate::source::AssetError;
@@ -46,6 +48,7 @@ impl BakedProp {
 pub struct AssetReport {
     pub import: ImportStats,
     pub parts: Vec<ChainStats>,
+    pub impostor: ImpostorReport,
 }
 
 /// Imports `source` (its external files served from `source.externals`), builds every
@@ -91,28 +94,35 @@ pub fn bake_asset(
         unused -= more.facets.appended_vertices.saturating_sub(own);
         (parts[i], stats[i]) = (baked, more);
     }
-    let textures = imported
+    let baked_textures: Vec<_> = imported
         .textures
         .iter()
         .enumerate()
-        .map(|(i, t)| {
-            encode_texture(&bake_texture(
-                t,
-                mask_cutoff(&imported.parts, i),
-                &settings.textures,
-            ))
-        })
+        .map(|(i, t)| bake_texture(t, mask_cutoff(&imported.parts, i), &settings.textures))
+        .collect();
+    let mut textures = baked_textures
+        .iter()
+        .map(encode_texture)
         .collect::<Result<Vec<_>, _>>()?;
+    let impostor = bake_prop_impostor(
+        &parts,
+        &baked_textures,
+        settings.impostor.as_ref(),
+        textures.len() as u32,
+    )?;
+    textures.extend(impostor.textures);
     let asset = BakedAsset {
         prop_id: source.prop_id.clone(),
         source_path: source.path.clone(),
         bounds: parts.iter().fold(Aabb::EMPTY, |b, p| b.union(p.bounds)),
         parts,
         textures: textures.iter().map(|t| t.id).collect(),
+        impostor: impostor.record,
     };
     let report = AssetReport {
         import: imported.stats,
         parts: stats,
+        impostor: impostor.report,
     };
     Ok((BakedProp { asset, textures }, report))
 }

@@ -54,8 +54,27 @@ pub struct EntrySummary {
     /// Vertex and index bytes the renderer uploads.
     pub gpu_bytes: usize,
     pub parts: Vec<PartSummary>,
-    /// The texture blobs the entry names, in its order.
+    /// The texture blobs the entry names, in its order (the impostor's atlases too).
     pub textures: Vec<TextureSummary>,
+    pub impostor: ImpostorSummary,
+}
+
+/// The prop's impostor as its entry records it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ImpostorSummary {
+    Baked {
+        /// Views per side of the hemi-octahedral grid.
+        grid: u32,
+        /// Texels per side of a view at level 0.
+        cell_px: u32,
+        /// Mip levels of each atlas.
+        levels: usize,
+        /// Both atlas blobs' files.
+        bytes: usize,
+    },
+    /// No impostor: the coarsest mesh is the last level.
+    Refused { reason: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -161,11 +180,26 @@ impl EntrySummary {
                 bytes: bytes.len(),
             })
             .collect();
+        let impostor = match (entry.impostor(), entry.impostor_refusal()) {
+            (Some(view), _) => ImpostorSummary::Baked {
+                grid: view.grid,
+                cell_px: view.cell_px,
+                levels: prop.textures[view.albedo as usize].levels.len(),
+                bytes: [view.albedo, view.normal]
+                    .iter()
+                    .map(|&t| files.textures[t as usize].len())
+                    .sum(),
+            },
+            (None, reason) => ImpostorSummary::Refused {
+                reason: reason.unwrap_or_default().to_owned(),
+            },
+        };
         EntrySummary {
             bytes: files.entry.len(),
             gpu_bytes,
             parts,
             textures,
+            impostor,
         }
     }
 }

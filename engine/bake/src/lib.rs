@@ -1,6 +1,7 @@
 //! The baker. Imported parts become meshoptimizer LOD chains in which every level of a
 //! part indexes one shared vertex buffer ([`chain`], built from the named [`stages`]);
-//! textures become content-addressed blobs ([`texture`]);
+//! textures become content-addressed blobs ([`texture`]), and so do the two atlases
+//! of each prop's impostor ([`impostor`]);
 //! [`key`] says what an entry depends on; [`folder`] bakes an assets folder into a
 //! cache folder incrementally and in parallel, [`check`] verifies a committed bake,
 //! [`watch()`] keeps one current.
@@ -10,6 +11,7 @@ pub mod chain;
 pub mod check;
 pub mod debounce;
 pub mod folder;
+pub mod impostor;
 pub mod key;
 pub mod settings;
 pub mod source;
@@ -21,9 +23,10 @@ pub use asset::{bake_asset, AssetReport, BakedProp};
 pub use chain::{build_chain, ChainStats};
 pub use check::{check_folder, Finding};
 pub use folder::{
-    bake_folder, AssetOutcome, BakeOptions, EntrySummary, FolderError, FolderReport, PartSummary,
-    Status, TextureSummary,
+    bake_folder, AssetOutcome, BakeOptions, EntrySummary, FolderError, FolderReport,
+    ImpostorSummary, PartSummary, Status, TextureSummary,
 };
+pub use impostor::{ImpostorReport, ALBEDO_FORMAT, NORMAL_FORMAT};
 pub use key::{AssetSource, BAKER_VERSION};
 pub use settings::{BakeSettings, Borders};
 pub use source::{read_source, AssetError};

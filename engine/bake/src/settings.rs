@@ -6,7 +6,25 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use sylva_catalog::{BakeOverride, CatalogFile, LodLevel};
 
+use sylva_impostor::ImpostorSettings;
+
 use crate::texture::TextureSettings;
+
+/// The largest impostor cell the bake makes, in texels per side: `sylva-impostor`'s
+/// default of 4 texels per metre would give the kit's trees (10–14 m spheres) 64² cells,
+/// 3.9 MB of atlases each with the normals in RGBA8 (see [`crate::impostor`]); 32² is a
+/// quarter of that, and still 2.3–3.2 texels per metre on them. Smaller props keep 4
+/// texels per metre.
+pub const IMPOSTOR_MAX_CELL_PX: u32 = 32;
+
+/// The impostor settings of the bake: `sylva-impostor`'s defaults with cells of at most
+/// [`IMPOSTOR_MAX_CELL_PX`].
+pub fn default_impostor_settings() -> ImpostorSettings {
+    ImpostorSettings {
+        cell_px: IMPOSTOR_MAX_CELL_PX,
+        ..ImpostorSettings::default()
+    }
+}
 
 /// What the simplifier may do with vertices on open edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -53,6 +71,9 @@ pub struct BakeSettings {
     pub part_lock_border: BTreeMap<String, Borders>,
     /// Texture size limit and mip filtering.
     pub textures: TextureSettings,
+    /// How the prop's impostor is baked; `None` (`impostor: Some(false)` in the
+    /// catalog) bakes none, and the coarsest mesh stays the last level.
+    pub impostor: Option<ImpostorSettings>,
 }
 
 impl Default for BakeSettings {
@@ -76,6 +97,7 @@ impl Default for BakeSettings {
             lock_border: Borders::LockedUnlessStuck,
             part_lock_border: BTreeMap::new(),
             textures: TextureSettings::default(),
+            impostor: Some(default_impostor_settings()),
         }
     }
 }
@@ -106,6 +128,9 @@ impl BakeSettings {
         }
         if let Some(coverage) = o.coverage_mips {
             self.textures.coverage_mips = coverage;
+        }
+        if let Some(impostor) = o.impostor {
+            self.impostor = impostor.then(default_impostor_settings);
         }
         for (part, p) in &o.parts {
             if let Some(lock) = p.lock_border {
@@ -138,6 +163,38 @@ impl BakeSettings {
         }
         hasher.update(&self.textures.max_size.to_le_bytes());
         hasher.update(&[u8::from(self.textures.coverage_mips)]);
+        hash_impostor_settings(self.impostor.as_ref(), hasher);
+    }
+}
+
+/// Every impostor setting, exactly (destructured, so a new field cannot be forgotten).
+fn hash_impostor_settings(settings: Option<&ImpostorSettings>, hasher: &mut blake3::Hasher) {
+    let Some(&ImpostorSettings {
+        grid,
+        cell_px,
+        texels_per_m,
+        supersample,
+        alpha_cutoff,
+        min_radius_m,
+        min_thickness_ratio,
+    }) = settings
+    else {
+        hasher.update(&[0]);
+        return;
+    };
+    hasher.update(&[1]);
+    for word in [grid, cell_px, supersample] {
+        hasher.update(&word.to_le_bytes());
+    }
+    for optional in [texels_per_m, alpha_cutoff] {
+        hasher.update(
+            &optional
+                .map_or(u64::MAX, |v| u64::from(v.to_bits()))
+                .to_le_bytes(),
+        );
+    }
+    for value in [min_radius_m, min_thickness_ratio] {
+        hasher.update(&value.to_bits().to_le_bytes());
     }
 }
 
@@ -169,5 +226,71 @@ mod tests {
             h.finalize()
         };
         assert_ne!(key(&tall), key(&short));
+        assert!(tall.impostor.is_some());
+    }
+
+    #[test]
+    fn impostors_turn_off_per_category_and_back_on_per_prop_and_every_setting_changes_the_key() {
+        let file = CatalogFile::from_ron(
+            r#"(
+                categories: { "grass": (family: "g", bake: (impostor: Some(false))) },
+                props: { "grass/tall": (bake: (impostor: Some(true))) },
+            )"#,
+            "catalog.ron",
+        )
+        .unwrap();
+        let short = BakeSettings::for_prop(&file, "grass", "grass/short");
+        let tall = BakeSettings::for_prop(&file, "grass", "grass/tall");
+        assert_eq!(short.impostor, None);
+        assert_eq!(tall.impostor, Some(default_impostor_settings()));
+        let key = |s: &BakeSettings| {
+            let mut h = blake3::Hasher::new();
+            s.hash_into(&mut h);
+            h.finalize()
+        };
+        let with = |impostor| BakeSettings {
+            impostor: Some(impostor),
+            ..BakeSettings::default()
+        };
+        let d = default_impostor_settings();
+        let variants = [
+            short.clone(),
+            with(ImpostorSettings { grid: 8, ..d }),
+            with(ImpostorSettings { cell_px: 64, ..d }),
+            with(ImpostorSettings {
+                texels_per_m: None,
+                ..d
+            }),
+            with(ImpostorSettings {
+                texels_per_m: Some(3.0),
+                ..d
+            }),
+            with(ImpostorSettings {
+                supersample: 3,
+                ..d
+            }),
+            with(ImpostorSettings {
+                alpha_cutoff: None,
+                ..d
+            }),
+            with(ImpostorSettings {
+                min_radius_m: 0.5,
+                ..d
+            }),
+            with(ImpostorSettings {
+                min_thickness_ratio: 0.1,
+                ..d
+            }),
+        ];
+        let keys: std::collections::BTreeSet<_> = variants
+            .iter()
+            .chain([&tall])
+            .map(|s| key(s).to_hex().to_string())
+            .collect();
+        assert_eq!(
+            keys.len(),
+            variants.len() + 1,
+            "every setting is in the key"
+        );
     }
 }

@@ -30,6 +30,8 @@ pub enum AssetError {
     Format(#[from] FormatError),
     #[error(transparent)]
     Store(#[from] sylva_cache::StoreError),
+    #[error(transparent)]
+    Impostor(#[from] crate::impostor::ImpostorBakeError),
 }
 
 /// Reads `prop`'s file and every external file it names (relative to its folder).

@@ -20,11 +20,14 @@ impl PropKey {
 }
 
 /// What a baked prop looks like to the buckets: how many parts (primitives, each drawn
-/// from its own bucket) and how many LOD levels each part has.
+/// from its own bucket), how many mesh LOD levels each part has, and whether an
+/// impostor follows them as one more level. The impostor draws the whole prop, so its
+/// level has one bucket, part 0's key: `BucketKey { part: 0, lod: lods }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PropShape {
     pub parts: u16,
     pub lods: u8,
+    pub impostor: bool,
 }
 
 impl PropShape {
@@ -35,19 +38,39 @@ impl PropShape {
                 lods: self.lods,
             });
         }
-        if self.lods > MAX_LODS {
+        if self.levels() > MAX_LODS {
             return Err(RegistryError::TooManyLods {
-                lods: self.lods,
+                lods: self.levels(),
                 max: MAX_LODS,
             });
         }
         Ok(self)
     }
 
-    /// The bucket LOD of a placement at distance level `level`: levels past the prop's
-    /// coarsest LOD clamp to it.
+    /// Levels a placement can be drawn at: the mesh LODs, then the impostor if any.
+    pub fn levels(self) -> u8 {
+        self.lods.saturating_add(u8::from(self.impostor))
+    }
+
+    /// The bucket level of a placement at distance level `level`: levels past the
+    /// prop's coarsest (its impostor, else its last mesh LOD) clamp to it.
     pub fn lod_for_level(self, level: u8) -> u8 {
-        level.min(self.lods - 1)
+        level.min(self.levels() - 1)
+    }
+
+    /// Whether bucket level `lod` is the impostor.
+    pub fn is_impostor(self, lod: u8) -> bool {
+        self.impostor && lod == self.lods
+    }
+
+    /// Buckets at bucket level `lod`: one per part for a mesh level, one for the
+    /// impostor.
+    pub fn parts_at(self, lod: u8) -> u16 {
+        if self.is_impostor(lod) {
+            1
+        } else {
+            self.parts
+        }
     }
 }
 
@@ -67,7 +90,12 @@ mod tests {
     fn shapes_without_parts_or_lods_are_refused() {
         for (parts, lods) in [(0, 3), (2, 0)] {
             assert_eq!(
-                PropShape { parts, lods }.validate(),
+                PropShape {
+                    parts,
+                    lods,
+                    impostor: true
+                }
+                .validate(),
                 Err(RegistryError::EmptyShape { parts, lods })
             );
         }
@@ -78,9 +106,22 @@ mod tests {
         let shape = PropShape {
             parts: 1,
             lods: MAX_LODS + 1,
+            impostor: false,
         };
         assert_eq!(
             shape.validate(),
+            Err(RegistryError::TooManyLods {
+                lods: MAX_LODS + 1,
+                max: MAX_LODS
+            })
+        );
+        let with_impostor = PropShape {
+            parts: 1,
+            lods: MAX_LODS,
+            impostor: true,
+        };
+        assert_eq!(
+            with_impostor.validate(),
             Err(RegistryError::TooManyLods {
                 lods: MAX_LODS + 1,
                 max: MAX_LODS
@@ -90,10 +131,33 @@ mod tests {
 
     #[test]
     fn levels_past_the_coarsest_lod_clamp_to_it() {
-        let shape = PropShape { parts: 1, lods: 2 };
+        let shape = PropShape {
+            parts: 1,
+            lods: 2,
+            impostor: false,
+        };
         assert_eq!(
             [0, 1, 2, 7].map(|level| shape.lod_for_level(level)),
             [0, 1, 1, 1]
         );
+    }
+
+    #[test]
+    fn an_impostor_is_the_level_after_the_last_mesh_and_has_one_bucket() {
+        let shape = PropShape {
+            parts: 3,
+            lods: 2,
+            impostor: true,
+        };
+        assert_eq!(shape.levels(), 3);
+        assert_eq!(
+            [0, 1, 2, 7].map(|level| shape.lod_for_level(level)),
+            [0, 1, 2, 2]
+        );
+        assert_eq!(
+            [0, 1, 2].map(|lod| shape.is_impostor(lod)),
+            [false, false, true]
+        );
+        assert_eq!([0, 1, 2].map(|lod| shape.parts_at(lod)), [3, 3, 1]);
     }
 }

@@ -1,8 +1,10 @@
-//! The buckets of one baked prop: one per (part, lod), edited in lockstep.
+//! The buckets of one baked prop: one per (part, lod), edited in lockstep, and one for
+//! its impostor level if it has one.
 //!
 //! Every placement has every part, so the part buckets of one LOD always receive the same
 //! pushes and swap-removes in the same order. That makes a placement's slot the same in
-//! each of them: the registry keeps one slot per placement, not one per part.
+//! each of them: the registry keeps one slot per placement, not one per part. The
+//! impostor level is a level with a single "part", the whole prop.
 
 use glam::Mat4;
 
@@ -61,15 +63,19 @@ impl LodLevel {
         }
     }
 
-    /// Carries the placement at `slot`, every part of it, into `destination`.
+    /// Carries the placement at `slot` into `destination`, whose part count may differ
+    /// (a mesh level and the impostor): pushed there first, then swap-removed here. The
+    /// transform travels by value (see [`Bucket::move_to`] for why that matters).
     fn move_to(&mut self, slot: u32, destination: &mut LodLevel) -> Moved {
-        let mut outcome = None;
-        for (source, target) in self.parts.iter_mut().zip(&mut destination.parts) {
-            let part_outcome = source.move_to(slot, target);
-            debug_assert!(outcome.is_none() || outcome == Some(part_outcome));
-            outcome = Some(part_outcome);
+        let first = &self.parts[0];
+        let carry: Mat4 = first.transforms()[slot as usize];
+        let owner = first.owners()[slot as usize];
+        let new_slot = destination.push(owner, carry);
+        let refilled_by = self.swap_remove(slot);
+        Moved {
+            new_slot,
+            refilled_by,
         }
-        outcome.expect("a prop shape has at least one part")
     }
 }
 
@@ -85,8 +91,8 @@ impl PropBuckets {
     pub(crate) fn new(shape: PropShape) -> Self {
         Self {
             shape,
-            levels: (0..shape.lods)
-                .map(|_| LodLevel::new(shape.parts))
+            levels: (0..shape.levels())
+                .map(|lod| LodLevel::new(shape.parts_at(lod)))
                 .collect(),
         }
     }
@@ -109,7 +115,7 @@ impl PropBuckets {
 
     /// Moves the placement at `slot` of LOD `from` to LOD `to`.
     ///
-    /// Precondition: `from != to`, both below the prop's LOD count.
+    /// Precondition: `from != to`, both below the prop's level count.
     pub(crate) fn move_between(&mut self, slot: u32, from: u8, to: u8) -> Moved {
         let [source, destination] = self
             .levels

@@ -58,6 +58,7 @@ impl Rng {
         PropShape {
             parts: 1 + self.below(3) as u16,
             lods: 1 + self.below(4) as u8,
+            impostor: self.below(2) == 1,
         }
     }
 }
@@ -163,7 +164,11 @@ impl Harness {
         let mut model = Model::default();
         // Three props start loaded; the fourth arrives late, through a re-bake step.
         for (parts, (&key, model_shape)) in (1..).zip(keys.iter().zip(&mut model.shapes).take(3)) {
-            let shape = PropShape { parts, lods: 3 };
+            let shape = PropShape {
+                parts,
+                lods: 3,
+                impostor: false,
+            };
             registry.set_prop_shape(key, shape).unwrap();
             *model_shape = Some(shape);
         }
@@ -359,7 +364,7 @@ impl Harness {
         for (key, bucket) in self.registry.buckets() {
             let prop = self.keys.iter().position(|&k| k == key.prop).unwrap();
             let shape = self.model.shapes[prop].expect("buckets only for loaded props");
-            assert!(key.part < shape.parts && key.lod < shape.lods);
+            assert!(key.part < shape.parts_at(key.lod) && key.lod < shape.levels());
             let expected = expected_lens.get(&(prop, key.lod)).copied().unwrap_or(0);
             assert_eq!(bucket.len(), expected, "{key:?} length");
             assert_eq!(bucket.owners().len(), bucket.transforms().len());

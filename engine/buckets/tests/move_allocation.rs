@@ -83,7 +83,14 @@ fn registry_lod_moves_and_relevel_passes_allocate_nothing_once_buckets_have_grow
     let mut registry = PlacementRegistry::new();
     let pine = registry.intern("conifer/pine_tall");
     registry
-        .set_prop_shape(pine, PropShape { parts: 2, lods: 3 })
+        .set_prop_shape(
+            pine,
+            PropShape {
+                parts: 2,
+                lods: 3,
+                impostor: false,
+            },
+        )
         .unwrap();
     for id in 0..100 {
         registry.insert(id, pine, transform(id), 0).unwrap();

@@ -10,7 +10,11 @@ use common::{assert_placed, transform};
 use glam::Mat4;
 use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropShape, RegistryError};
 
-const TREE: PropShape = PropShape { parts: 2, lods: 3 };
+const TREE: PropShape = PropShape {
+    parts: 2,
+    lods: 3,
+    impostor: false,
+};
 
 fn registry_with_tree() -> (PlacementRegistry, sylva_buckets::PropKey) {
     let mut registry = PlacementRegistry::new();
@@ -66,7 +70,14 @@ fn placements_of_an_unloaded_prop_wait_and_appear_when_it_loads() {
     let pine_before = registry.locate(1);
 
     registry
-        .set_prop_shape(fern, PropShape { parts: 1, lods: 3 })
+        .set_prop_shape(
+            fern,
+            PropShape {
+                parts: 1,
+                lods: 3,
+                impostor: false,
+            },
+        )
         .unwrap();
 
     assert_eq!(registry.pending_len(), 0);
@@ -103,7 +114,14 @@ fn a_rebake_with_other_part_and_lod_counts_rebuilds_the_props_buckets() {
     registry.drain_changes(&mut changes);
 
     registry
-        .set_prop_shape(pine, PropShape { parts: 3, lods: 2 })
+        .set_prop_shape(
+            pine,
+            PropShape {
+                parts: 3,
+                lods: 2,
+                impostor: false,
+            },
+        )
         .unwrap();
 
     for id in 0..10 {
@@ -172,7 +190,14 @@ fn removing_keeps_every_other_placement_intact_whatever_its_table_index() {
     let (mut registry, pine) = registry_with_tree();
     let rock = registry.intern("rock/boulder");
     registry
-        .set_prop_shape(rock, PropShape { parts: 1, lods: 2 })
+        .set_prop_shape(
+            rock,
+            PropShape {
+                parts: 1,
+                lods: 2,
+                impostor: false,
+            },
+        )
         .unwrap();
     for id in 0..30 {
         let prop = if id % 2 == 0 { pine } else { rock };
@@ -217,7 +242,14 @@ fn a_level_past_the_props_coarsest_lod_moves_nothing() {
     let mut registry = PlacementRegistry::new();
     let bush = registry.intern("bush/round");
     registry
-        .set_prop_shape(bush, PropShape { parts: 1, lods: 2 })
+        .set_prop_shape(
+            bush,
+            PropShape {
+                parts: 1,
+                lods: 2,
+                impostor: false,
+            },
+        )
         .unwrap();
     registry.insert(1, bush, transform(1), 1).unwrap();
     assert_eq!(registry.set_level(1, 2), Ok(false));
@@ -249,7 +281,14 @@ fn relevel_applies_the_chosen_levels_and_counts_what_moved() {
         assert_placed(&registry, id, &transform(id));
     }
     registry
-        .set_prop_shape(fern, PropShape { parts: 1, lods: 3 })
+        .set_prop_shape(
+            fern,
+            PropShape {
+                parts: 1,
+                lods: 3,
+                impostor: false,
+            },
+        )
         .unwrap();
     assert_eq!(registry.locate(6).unwrap().lod, 0);
 }
@@ -293,7 +332,14 @@ fn misuse_is_refused_without_changing_anything() {
         Err(RegistryError::NonFiniteTransform { id: 2 })
     );
     assert_eq!(
-        registry.set_prop_shape(pine, PropShape { parts: 0, lods: 3 }),
+        registry.set_prop_shape(
+            pine,
+            PropShape {
+                parts: 0,
+                lods: 3,
+                impostor: false
+            }
+        ),
         Err(RegistryError::EmptyShape { parts: 0, lods: 3 })
     );
     assert_eq!(registry.len(), 1);

@@ -23,6 +23,6 @@ pub use format::{
     PixelFormat, TextureFile, TextureId, TextureView, FORMAT_VERSION, TEXTURE_FORMAT_VERSION,
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError, MANIFEST_FILE};
-pub use model::{BakedAsset, BakedLevel, BakedPart, CacheKey};
+pub use model::{BakedAsset, BakedLevel, BakedPart, CacheKey, ImpostorRecord, ImpostorView};
 pub use prop::{PropFiles, PropView};
 pub use store::{CacheDir, StoreError};

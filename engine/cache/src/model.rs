@@ -12,8 +12,53 @@ pub struct BakedAsset {
     /// Union of the parts' boxes, in prop space.
     pub bounds: Aabb,
     pub parts: Vec<BakedPart>,
-    /// The texture blobs its materials index (`TextureBinding::texture`).
+    /// The texture blobs its materials index (`TextureBinding::texture`), and its
+    /// impostor's atlases.
     pub textures: Vec<TextureId>,
+    /// The prop's last level of detail: its impostor, or why it has none.
+    pub impostor: ImpostorRecord,
+}
+
+/// A prop's impostor as its entry records it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ImpostorRecord {
+    Baked(ImpostorView),
+    /// No impostor (the prop is too small, flat or empty for one, or the catalog turns
+    /// it off): the runtime keeps the coarsest mesh as the last level.
+    Refused {
+        /// Why, for people (what `sylva bake` prints).
+        reason: String,
+    },
+}
+
+impl ImpostorRecord {
+    /// A record without an impostor.
+    pub fn refused(reason: impl Into<String>) -> Self {
+        ImpostorRecord::Refused {
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A baked impostor: a `grid × grid` hemi-octahedral atlas of views (see
+/// `sylva-impostor`), each `cell_px` texels square at level 0, in two texture blobs of
+/// the entry, `grid × cell_px` texels square, each level's cells `cell_px >> level`
+/// texels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImpostorView {
+    /// Views per side of the grid (even).
+    pub grid: u32,
+    /// Texels per side of a view at level 0 (a power of two).
+    pub cell_px: u32,
+    /// The bounding sphere (prop space) every view's orthographic camera is fitted to:
+    /// a cell is its diameter, centred on its centre.
+    pub sphere: Sphere,
+    /// Index into the entry's textures (and `PropView::textures`) of the albedo atlas:
+    /// sRGB colour and coverage.
+    pub albedo: u32,
+    /// Index of the normal atlas: the prop-space normal as `n × ½ + ½` and the depth
+    /// towards the camera, `[-radius, radius]` as `[0, 1]`.
+    pub normal: u32,
 }
 
 /// A part with its LOD chain: one vertex buffer shared by every level, one index

@@ -43,7 +43,22 @@ impl PropFiles {
                     source: Box::new(e),
                 })
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<TextureView>, _>>()?;
+        if let Some(impostor) = entry.impostor() {
+            let side = impostor.grid * impostor.cell_px;
+            for (what, index) in [("albedo", impostor.albedo), ("normal", impostor.normal)] {
+                let texture = &textures[index as usize];
+                if (texture.width, texture.height) != (side, side) {
+                    return Err(FormatError::Malformed {
+                        what: "impostor",
+                        reason: format!(
+                            "the {what} atlas is {}×{}, its {} cells of {} texels make {side}²",
+                            texture.width, texture.height, impostor.grid, impostor.cell_px
+                        ),
+                    });
+                }
+            }
+        }
         Ok(PropView { entry, textures })
     }
 }
@@ -52,8 +67,8 @@ impl PropFiles {
 mod tests {
     use super::*;
     use crate::format::{encode_texture, BakedTexture, PixelFormat};
-    use crate::{encode, BakedAsset, CacheDir};
-    use sylva_mesh::Aabb;
+    use crate::{encode, BakedAsset, CacheDir, ImpostorRecord, ImpostorView};
+    use sylva_mesh::{Aabb, Sphere};
 
     fn two_textures() -> (BakedAsset, Vec<crate::TextureFile>) {
         let files: Vec<_> = [[9u8; 4], [200; 4]]
@@ -74,6 +89,7 @@ mod tests {
             bounds: Aabb::EMPTY,
             parts: Vec::new(),
             textures: files.iter().map(|f| f.id).collect(),
+            impostor: ImpostorRecord::refused("no parts"),
         };
         (asset, files)
     }
@@ -130,5 +146,50 @@ mod tests {
             too_few.parse(),
             Err(FormatError::Malformed { .. })
         ));
+    }
+
+    #[test]
+    fn an_impostor_atlas_of_another_size_than_its_grid_is_refused() {
+        let (mut asset, files) = two_textures();
+        let view = ImpostorView {
+            grid: 2,
+            cell_px: 1,
+            sphere: Sphere {
+                center: [0.0; 3],
+                radius: 1.0,
+            },
+            albedo: 0,
+            normal: 1,
+        };
+        asset.impostor = ImpostorRecord::Baked(view);
+        // 1×1 blobs for a 2 × 2 grid of 1-texel cells.
+        let small = PropFiles {
+            entry: encode(&asset).unwrap(),
+            textures: files.iter().map(|f| f.bytes.clone()).collect(),
+        };
+        let err = small.parse().unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                FormatError::Malformed {
+                    what: "impostor",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let wide = encode_texture(&BakedTexture {
+            width: 2,
+            height: 2,
+            format: PixelFormat::Rgba8Srgb,
+            levels: vec![vec![7; 16]],
+        })
+        .unwrap();
+        asset.textures = vec![wide.id, wide.id];
+        let good = PropFiles {
+            entry: encode(&asset).unwrap(),
+            textures: vec![wide.bytes.clone(), wide.bytes.clone()],
+        };
+        assert_eq!(good.parse().unwrap().entry.impostor(), Some(view));
     }
 }

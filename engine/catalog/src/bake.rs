@@ -28,6 +28,11 @@ pub struct BakeOverride {
     /// to false; off only to compare).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage_mips: Option<bool>,
+    /// Whether the prop gets an impostor, a camera-facing picture of it drawn as its
+    /// last level of detail (on unless set to false; off, its coarsest mesh is the last
+    /// level).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impostor: Option<bool>,
     /// Per part, by part name (the material name, or the node's).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parts: BTreeMap<String, PartBakeOverride>,

@@ -360,9 +360,18 @@ impl Document {
         prop: &PropView<'_>,
     ) -> Result<Vec<Index<json::Mesh>>, ExportError> {
         let entry = &prop.entry;
+        // The impostor's atlases are sylva's own far level, not material textures: other
+        // engines get the meshes only.
+        let atlases = entry
+            .impostor()
+            .map(|i| [i.albedo as usize, i.normal as usize]);
         let mut images = Vec::with_capacity(entry.textures.len());
         for (index, (texture_id, texture)) in entry.textures.iter().zip(&prop.textures).enumerate()
         {
+            if atlases.is_some_and(|a| a.contains(&index)) {
+                images.push(None);
+                continue;
+            }
             let image = match self.images.get(texture_id) {
                 Some(&image) => image,
                 None => {
@@ -371,7 +380,7 @@ impl Document {
                     image
                 }
             };
-            images.push(image);
+            images.push(Some(image));
         }
         let parts: Vec<_> = entry
             .parts
@@ -413,7 +422,7 @@ impl Document {
         Ok(meshes)
     }
 
-    fn part(&mut self, part: &PartView<'_>, images: &[Index<json::Image>]) -> ExportedPart {
+    fn part(&mut self, part: &PartView<'_>, images: &[Option<Index<json::Image>>]) -> ExportedPart {
         // Mirror X of positions and normals: flipping the sign bit negates exactly.
         let mut vertices = part.vertex_bytes.to_vec();
         let mut bounds = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
@@ -558,9 +567,9 @@ impl Document {
     fn texture(
         &mut self,
         binding: TextureBinding,
-        images: &[Index<json::Image>],
+        images: &[Option<Index<json::Image>>],
     ) -> Option<Index<json::Texture>> {
-        let image = *images.get(binding.texture as usize)?;
+        let image = (*images.get(binding.texture as usize)?)?;
         let sampler = self.sampler((binding.wrap_u, binding.wrap_v));
         Some(self.root.push(json::Texture {
             name: None,
@@ -571,7 +580,11 @@ impl Document {
         }))
     }
 
-    fn material(&mut self, m: &Material, images: &[Index<json::Image>]) -> Index<json::Material> {
+    fn material(
+        &mut self,
+        m: &Material,
+        images: &[Option<Index<json::Image>>],
+    ) -> Index<json::Material> {
         let mut info = |binding: Option<TextureBinding>| {
             let index = self.texture(binding?, images)?;
             Some(texture::Info {

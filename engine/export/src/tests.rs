@@ -2,7 +2,8 @@ use std::sync::Arc;
 
 use glam::{Mat4, Quat, Vec3};
 use sylva_cache::{
-    encode, encode_texture, BakedAsset, BakedLevel, BakedPart, BakedTexture, PropFiles,
+    encode, encode_texture, BakedAsset, BakedLevel, BakedPart, BakedTexture, ImpostorRecord,
+    PropFiles,
 };
 use sylva_mesh::{Aabb, Sphere, TextureBinding, Vertex};
 use sylva_scatter::PlacementId;
@@ -96,6 +97,7 @@ fn two_part_prop(id: &str) -> PropFiles {
             ),
         ],
         textures: vec![texture.id, normal_map.id],
+        impostor: ImpostorRecord::refused("a test prop without an impostor"),
     };
     PropFiles {
         entry: encode(&asset).unwrap(),

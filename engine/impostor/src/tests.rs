@@ -375,12 +375,12 @@ fn empty_tiny_flat_and_invisible_props_are_refused_with_the_reason() {
         ImpostorError::Empty { parts: 1 }
     );
 
-    let pebble = bake(&[&cube(0.1, [0.0; 3], Material::default())], &[]).unwrap_err();
+    let pebble = bake(&[&cube(0.02, [0.0; 3], Material::default())], &[]).unwrap_err();
     assert!(
         matches!(
             pebble,
             ImpostorError::TooSmall {
-                min_radius_m: 0.25,
+                min_radius_m: 0.05,
                 ..
             }
         ),

@@ -4,6 +4,7 @@ use glam::Vec3;
 use sylva_buckets::{PlacementRegistry, MAX_LODS};
 
 use crate::bands::LodBands;
+use crate::fade::LodFades;
 use crate::LodConfigError;
 
 /// How the controller behaves. The defaults are the prototype's.
@@ -26,7 +27,7 @@ pub struct LodConfig {
 impl Default for LodConfig {
     fn default() -> Self {
         Self {
-            edges_m: vec![30.0, 90.0],
+            edges_m: vec![30.0, 90.0, 150.0],
             hysteresis_m: 4.0,
             max_rate_hz: 4.0,
             min_camera_travel_m: 0.5,
@@ -64,6 +65,7 @@ struct Evaluation {
 #[derive(Debug, Clone)]
 pub struct LodController {
     bands: LodBands,
+    fades: LodFades,
     min_interval_s: f64,
     min_camera_travel_sq: f32,
     last_evaluation: Option<Evaluation>,
@@ -89,6 +91,7 @@ impl LodController {
         }
         Ok(Self {
             bands,
+            fades: LodFades::new(&config.edges_m, config.hysteresis_m),
             min_interval_s: 1.0 / config.max_rate_hz,
             min_camera_travel_sq: travel * travel,
             last_evaluation: None,
@@ -122,6 +125,11 @@ impl LodController {
             moved: relevel.moved,
             per_lod: registry.placed_per_lod(),
         }
+    }
+
+    /// How renderers cross-fade the levels across each edge (the hysteresis bands).
+    pub fn fades(&self) -> &LodFades {
+        &self.fades
     }
 
     /// The level a new placement at `position` should start at: its band as seen from the

@@ -30,10 +30,12 @@ enum Op {
         pick: usize,
         level: u8,
     },
-    /// `lods: None` deletes the prop's shape: its placements go pending.
+    /// `lods: None` deletes the prop's shape: its placements go pending; with an
+    /// impostor where the levels allow one more.
     Shape {
         prop: usize,
         lods: Option<u8>,
+        impostor: bool,
     },
     MoveCamera(Vec3),
     JumpCamera(Vec3),
@@ -73,8 +75,8 @@ fn op() -> impl Strategy<Value = Op> {
             .prop_map(|(position, prop, level)| Op::Insert { position, prop, level }),
         2 => any::<usize>().prop_map(|pick| Op::Remove { pick }),
         1 => (any::<usize>(), 0..MAX_LODS).prop_map(|(pick, level)| Op::SetLevel { pick, level }),
-        1 => (0..PROPS, prop::option::weighted(0.8, 1..=MAX_LODS))
-            .prop_map(|(prop, lods)| Op::Shape { prop, lods }),
+        1 => (0..PROPS, prop::option::weighted(0.8, 1..=MAX_LODS), any::<bool>())
+            .prop_map(|(prop, lods, impostor)| Op::Shape { prop, lods, impostor }),
         6 => step.prop_map(Op::MoveCamera),
         1 => jump.prop_map(Op::JumpCamera),
         6 => prop_oneof![Just(0.05), Just(0.3)].prop_map(|seconds| Op::Tick { seconds }),
@@ -132,16 +134,20 @@ impl Twins {
             next_id: 0,
         };
         // Props 0 and 1 start loaded, prop 2 pending.
-        twins.shape(0, Some(3));
-        twins.shape(1, Some(MAX_LODS));
+        twins.shape(0, Some(3), true);
+        twins.shape(1, Some(MAX_LODS), false);
         twins
     }
 
-    fn shape(&mut self, prop: usize, lods: Option<u8>) {
+    fn shape(&mut self, prop: usize, lods: Option<u8>, impostor: bool) {
         let (fast, reference) = self.keys[prop];
         match lods {
             Some(lods) => {
-                let shape = PropShape { parts: 2, lods };
+                let shape = PropShape {
+                    parts: 2,
+                    lods,
+                    impostor: impostor && lods < MAX_LODS,
+                };
                 self.fast.set_prop_shape(fast, shape).unwrap();
                 self.reference.set_prop_shape(reference, shape).unwrap();
             }
@@ -232,7 +238,11 @@ fn run(config: &LodConfig, ops: &[Op]) {
                     assert_eq!(twins.reference.set_level(id, level).unwrap(), moved);
                 }
             }
-            Op::Shape { prop, lods } => twins.shape(prop, lods),
+            Op::Shape {
+                prop,
+                lods,
+                impostor,
+            } => twins.shape(prop, lods, impostor),
             Op::MoveCamera(step) => camera += step,
             Op::JumpCamera(to) => camera = to,
             Op::Tick { seconds } => {
@@ -264,12 +274,15 @@ proptest! {
     }
 }
 
-/// 20,000 placements over 512 m, a camera flying at 12 m/s with a jump now and then:
-/// the same levels as evaluating every placement after every tick, and a flying tick
-/// tests a small share of the placements.
+/// 20,000 placements over 512 m, a camera flying at 12 m/s with a jump now and then,
+/// bands at 30 and 90 m: the same levels as evaluating every placement after every
+/// tick, and a flying tick tests a small share of the placements.
 #[test]
 fn a_flying_camera_tests_the_cells_near_the_band_edges_only() {
-    let config = LodConfig::default();
+    let config = LodConfig {
+        edges_m: vec![30.0, 90.0],
+        ..LodConfig::default()
+    };
     let bands = LodBands::new(&config.edges_m, config.hysteresis_m).unwrap();
     let mut lod = LodController::new(&config).unwrap();
     let mut twins = Twins::new();

@@ -8,7 +8,14 @@ fn registry_with_row(count: u64) -> (PlacementRegistry, PropKey) {
     let mut registry = PlacementRegistry::new();
     let pine = registry.intern("conifer/pine_tall");
     registry
-        .set_prop_shape(pine, PropShape { parts: 2, lods: 3 })
+        .set_prop_shape(
+            pine,
+            PropShape {
+                parts: 2,
+                lods: 3,
+                impostor: false,
+            },
+        )
         .unwrap();
     for id in 0..count {
         let position = Vec3::new(id as f32 * 2.0, 0.0, 0.0);
@@ -176,7 +183,14 @@ fn more_levels_can_be_configured() {
     let mut registry = PlacementRegistry::new();
     let fern = registry.intern("fern/tall");
     registry
-        .set_prop_shape(fern, PropShape { parts: 1, lods: 5 })
+        .set_prop_shape(
+            fern,
+            PropShape {
+                parts: 1,
+                lods: 5,
+                impostor: false,
+            },
+        )
         .unwrap();
     for (id, x) in [(0, 10.0), (1, 20.0), (2, 40.0), (3, 80.0), (4, 200.0)] {
         registry

@@ -4,7 +4,11 @@ use glam::{Mat4, Vec3};
 use sylva_buckets::{PlacementRegistry, PropKey, PropShape};
 use sylva_lod::LodController;
 
-const TREE: PropShape = PropShape { parts: 2, lods: 3 };
+const TREE: PropShape = PropShape {
+    parts: 2,
+    lods: 3,
+    impostor: false,
+};
 
 fn registry_with(positions: &[Vec3]) -> (PlacementRegistry, PropKey) {
     let mut registry = PlacementRegistry::new();
@@ -115,7 +119,14 @@ fn a_prop_with_fewer_lods_than_bands_sits_at_its_coarsest_beyond_them() {
     let mut registry = PlacementRegistry::new();
     let bush = registry.intern("bush/round");
     registry
-        .set_prop_shape(bush, PropShape { parts: 1, lods: 2 })
+        .set_prop_shape(
+            bush,
+            PropShape {
+                parts: 1,
+                lods: 2,
+                impostor: false,
+            },
+        )
         .unwrap();
     for (id, x) in [(0, 10.0), (1, 60.0), (2, 200.0)] {
         registry

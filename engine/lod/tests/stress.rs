@@ -47,9 +47,30 @@ fn assert_every_transform_identical(registry: &PlacementRegistry, transforms: &[
 fn an_orbiting_camera_moving_placements_over_1274_times_leaves_every_transform_identical() {
     let mut registry = PlacementRegistry::new();
     let props: Vec<PropKey> = [
-        ("conifer/pine_tall", PropShape { parts: 2, lods: 3 }),
-        ("rock/boulder", PropShape { parts: 1, lods: 2 }),
-        ("fern/tall", PropShape { parts: 3, lods: 4 }),
+        (
+            "conifer/pine_tall",
+            PropShape {
+                parts: 2,
+                lods: 3,
+                impostor: false,
+            },
+        ),
+        (
+            "rock/boulder",
+            PropShape {
+                parts: 1,
+                lods: 2,
+                impostor: false,
+            },
+        ),
+        (
+            "fern/tall",
+            PropShape {
+                parts: 3,
+                lods: 4,
+                impostor: false,
+            },
+        ),
     ]
     .into_iter()
     .map(|(name, shape)| {

@@ -87,10 +87,17 @@ pub fn draw_frame_with_overlays<'a>(
     context.skybox.ready(&renderer);
     let view_proj = camera.view_proj(width as f32 / height as f32);
     let lights = scene.light_reach();
-    let stats = props.prepare_frame(&renderer, &ready, registry, view_proj, &lights);
+    let stats = props.prepare_frame(&renderer, &ready, registry, view_proj, camera.eye, &lights);
     let props: &'a PropsRenderer = props;
     let gizmos = overlays.gizmos.map(|(gizmos, gizmo_registry)| {
-        gizmos.prepare_frame(&renderer, &ready, gizmo_registry, view_proj, &lights);
+        gizmos.prepare_frame(
+            &renderer,
+            &ready,
+            gizmo_registry,
+            view_proj,
+            camera.eye,
+            &lights,
+        );
         &*gizmos
     });
 

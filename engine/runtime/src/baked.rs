@@ -6,11 +6,12 @@ use sylva_buckets::PropShape;
 use sylva_cache::{Entry, IndexFormat, PropView};
 use sylva_mesh::{AlphaMode as BakedAlpha, Channel, Material, BLEND_AS_MASK_CUTOFF};
 use sylva_render::props::{
-    AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureLevels,
+    AlphaMode, ImpostorGeometry, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureLevels,
 };
 
-/// The (parts, LODs) a baked entry gives the registry. Parts of one prop share a level
-/// count: the coarsest any part has, since a placement's parts move together.
+/// The (parts, LODs, impostor) a baked entry gives the registry. Parts of one prop share
+/// a level count: the coarsest any part has, since a placement's parts move together;
+/// the impostor, where the bake made one, is the level after.
 pub fn shape_of(entry: &Entry) -> PropShape {
     let lods = entry
         .parts
@@ -21,7 +22,34 @@ pub fn shape_of(entry: &Entry) -> PropShape {
     PropShape {
         parts: entry.parts.len().min(u16::MAX as usize) as u16,
         lods: lods.min(u8::MAX as usize) as u8,
+        impostor: entry.impostor().is_some(),
     }
+}
+
+/// The prop's impostor as the props renderer draws it, its atlases borrowed from the
+/// blobs; `None` where the bake made none.
+pub fn impostor_of<'a>(prop: &'a PropView<'_>) -> Option<ImpostorGeometry<'a>> {
+    let impostor = prop.entry.impostor()?;
+    Some(ImpostorGeometry {
+        grid: impostor.grid,
+        cell_px: impostor.cell_px,
+        center: impostor.sphere.center,
+        radius: impostor.sphere.radius,
+        albedo: texture_levels(prop, impostor.albedo as usize)?,
+        normal: texture_levels(prop, impostor.normal as usize)?,
+    })
+}
+
+/// Texture `index` of the entry, borrowed from its blob.
+fn texture_levels<'a>(prop: &'a PropView<'_>, index: usize) -> Option<TextureLevels<'a>> {
+    let (id, t) = (prop.entry.textures.get(index)?, prop.textures.get(index)?);
+    Some(TextureLevels {
+        key: id.0,
+        width: t.width,
+        height: t.height,
+        format: t.format,
+        levels: &t.levels,
+    })
 }
 
 /// Every part of `prop` as geometry the props renderer uploads directly; parts whose
@@ -54,17 +82,8 @@ pub fn geometry_of<'a>(prop: &'a PropView<'_>) -> Vec<PartGeometry<'a>> {
 /// A part's baked material as the props renderer draws it, its textures borrowed from
 /// the blobs (a binding the entry cannot resolve draws untextured).
 fn part_material<'a>(prop: &'a PropView<'_>, material: &Material) -> PartMaterial<'a> {
-    let texture = |channel: Channel| {
-        let index = material.texture(channel)?.texture as usize;
-        let (id, t) = (prop.entry.textures.get(index)?, prop.textures.get(index)?);
-        Some(TextureLevels {
-            key: id.0,
-            width: t.width,
-            height: t.height,
-            format: t.format,
-            levels: &t.levels,
-        })
-    };
+    let texture =
+        |channel: Channel| texture_levels(prop, material.texture(channel)?.texture as usize);
     PartMaterial {
         base_color: material.base_color_factor,
         base_color_texture: texture(Channel::BaseColor),

@@ -26,7 +26,7 @@ use sylva_render::{
 use sylva_world::{World, WorldError};
 use thiserror::Error;
 
-pub use baked::{geometry_of, shape_of};
+pub use baked::{geometry_of, impostor_of, shape_of};
 
 /// Why the runtime could not load or draw.
 #[derive(Debug, Error)]
@@ -61,9 +61,10 @@ pub enum RuntimeError {
 /// Loads (or replaces) prop `prop` from the bytes of its cache entry `entry_name` and
 /// the texture blobs it names (`CacheDir::read_prop` reads both): its parts into `props`
 /// (GPU geometry) and its shape into `world`'s registry, whose placements of it then
-/// draw from the next synced frame on. For applications that draw sylva's props with
-/// their own rend3 renderer ([`Runtime`] calls it too). If the entry or a blob is
-/// refused, nothing changes.
+/// draw from the next synced frame on; its impostor too where the bake made one and
+/// `impostors` asks for it (otherwise its coarsest mesh is its last level). For
+/// applications that draw sylva's props with their own rend3 renderer ([`Runtime`]
+/// calls it too). If the entry or a blob is refused, nothing changes.
 pub fn load_prop(
     renderer: &Renderer,
     props: &mut PropsRenderer,
@@ -71,6 +72,7 @@ pub fn load_prop(
     prop: &str,
     entry_name: &str,
     files: &PropFiles,
+    impostors: bool,
 ) -> Result<PropShape, RuntimeError> {
     let view = files.parse().map_err(|source| RuntimeError::Entry {
         prop: prop.to_owned(),
@@ -85,11 +87,15 @@ pub fn load_prop(
             found: entry.prop_id.to_owned(),
         });
     }
-    let shape = shape_of(entry);
+    let impostor = impostors.then(|| impostor_of(&view)).flatten();
+    let shape = PropShape {
+        impostor: impostor.is_some(),
+        ..shape_of(entry)
+    };
     let key = world.prop_key(prop);
     // Geometry first: if the GPU refuses it, the registry keeps the old shape too.
     props
-        .set_prop(renderer, key, &geometry_of(&view))
+        .set_prop(renderer, key, &geometry_of(&view), impostor.as_ref())
         .map_err(|source| RuntimeError::Geometry {
             prop: prop.to_owned(),
             entry: entry_name.to_owned(),
@@ -108,8 +114,10 @@ pub struct LoadedProp {
     pub entry: String,
     /// Its parts.
     pub parts: u16,
-    /// The LOD levels drawn.
+    /// The mesh LOD levels drawn.
     pub lods: u8,
+    /// Whether its impostor is drawn past them.
+    pub impostor: bool,
 }
 
 /// What a [`Runtime::load_cache`] pass changed.
@@ -151,6 +159,8 @@ pub struct Runtime {
     props: PropsRenderer,
     changes: BucketChanges,
     loaded: BTreeMap<String, LoadedProp>,
+    dithered_transitions: bool,
+    impostors: bool,
 }
 
 impl Runtime {
@@ -166,7 +176,21 @@ impl Runtime {
             props,
             changes: BucketChanges::default(),
             loaded: BTreeMap::new(),
+            dithered_transitions: true,
+            impostors: true,
         })
+    }
+
+    /// Whether props loaded from now on draw their impostors (the default) or end at
+    /// their coarsest mesh; for comparisons. Props already loaded keep what they have.
+    pub fn set_impostors(&mut self, impostors: bool) {
+        self.impostors = impostors;
+    }
+
+    /// Whether placements cross-fade between LOD levels across each band edge (the
+    /// default) or switch hard at the controller's switch, as before; for comparisons.
+    pub fn set_dithered_transitions(&mut self, dithered: bool) {
+        self.dithered_transitions = dithered;
     }
 
     /// The session.
@@ -246,6 +270,7 @@ impl Runtime {
             prop,
             entry_name,
             files,
+            self.impostors,
         )?;
         self.loaded.insert(
             prop.to_owned(),
@@ -254,6 +279,7 @@ impl Runtime {
                 entry: entry_name.to_owned(),
                 parts: shape.parts,
                 lods: shape.lods,
+                impostor: shape.impostor,
             },
         );
         Ok(())
@@ -291,6 +317,12 @@ impl Runtime {
                 .update_terrain(&self.context.renderer, self.world.terrain(), camera);
         self.world.registry_mut().drain_changes(&mut self.changes);
         self.props.sync(self.world.registry(), &self.changes);
+        let fades = self.world.lod_fades();
+        self.props.set_lod_fades(if self.dithered_transitions {
+            fades.clone()
+        } else {
+            fades.hard()
+        });
         (tick, terrain)
     }
 

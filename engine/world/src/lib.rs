@@ -11,7 +11,7 @@ use std::sync::Arc;
 use glam::{Vec2, Vec3};
 use rustc_hash::FxHashMap;
 use sylva_buckets::{PlacementRegistry, PropKey, PropShape, RegistryError};
-use sylva_lod::{LodConfig, LodConfigError, LodController, TickStats};
+use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, TickStats};
 use sylva_scatter::{
     Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
     Session, SessionError,
@@ -75,6 +75,11 @@ impl World {
 
     pub fn editor(&self) -> &Editor {
         &self.editor
+    }
+
+    /// How the LOD levels cross-fade across each band edge, for the renderer.
+    pub fn lod_fades(&self) -> &LodFades {
+        self.lod.fades()
     }
 
     pub fn registry(&self) -> &PlacementRegistry {

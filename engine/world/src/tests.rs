@@ -47,7 +47,14 @@ fn paint(world: &mut World, name: &str, at: Vec2) {
 fn load_all(world: &mut World) {
     for (prop, parts) in [("tree/a", 2), ("tree/b", 2), ("grass/a", 1)] {
         world
-            .set_prop_shape(prop, PropShape { parts, lods: 3 })
+            .set_prop_shape(
+                prop,
+                PropShape {
+                    parts,
+                    lods: 3,
+                    impostor: false,
+                },
+            )
             .unwrap();
     }
 }

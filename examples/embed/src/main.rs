@@ -64,6 +64,7 @@ fn main() -> Result<()> {
             &entry.prop,
             &entry.entry,
             &files,
+            true,
         )?;
     }
 
@@ -103,7 +104,15 @@ fn main() -> Result<()> {
     // One frame: rend3's base graph with sylva's nodes inserted.
     let (command_buffers, ready) = renderer.ready();
     let view_proj = camera.view_proj(width as f32 / height as f32);
-    props.prepare_frame(&renderer, &ready, world.registry(), view_proj, &[]);
+    props.set_lod_fades(world.lod_fades().clone());
+    props.prepare_frame(
+        &renderer,
+        &ready,
+        world.registry(),
+        view_proj,
+        camera.eye,
+        &[],
+    );
     let (target, view) = sylva_render::offscreen_target(&renderer, width, height);
     let mut graph = RenderGraph::new();
     let samples = SampleCount::One;

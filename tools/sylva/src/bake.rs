@@ -6,7 +6,8 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use sylva_bake::{
-    bake_folder, AssetOutcome, BakeOptions, Borders, ChainStats, FolderReport, Status,
+    bake_folder, AssetOutcome, BakeOptions, Borders, ChainStats, FolderReport, ImpostorSummary,
+    Status,
 };
 
 use crate::folders::Folders;
@@ -150,6 +151,25 @@ fn print_asset(asset: &AssetOutcome) {
             texture.file
         );
     }
+    let impostor_time = match &asset.status {
+        Status::Baked { report, .. } => {
+            format!(" in {:.1} ms", report.impostor.micros as f64 / 1000.0)
+        }
+        _ => String::new(),
+    };
+    match &summary.impostor {
+        ImpostorSummary::Baked {
+            grid,
+            cell_px,
+            levels,
+            bytes,
+        } => println!(
+            "           impostor {grid}×{grid} views of {cell_px}² texels, {levels} levels, {bytes} bytes{impostor_time}"
+        ),
+        ImpostorSummary::Refused { reason } => println!(
+            "           impostor: none, the coarsest mesh is the last level ({reason}){impostor_time}"
+        ),
+    }
     if let Status::Baked { report, .. } = &asset.status {
         for skipped in &report.import.skipped {
             println!("           skipped {}: {}", skipped.path, skipped.reason);
@@ -239,6 +259,12 @@ fn to_json(report: &FolderReport) -> Value {
                     value["status"] = json!("baked");
                     value["micros"] = json!(micros);
                     value["stages"] = json!(report.parts);
+                    let drawn = report.impostor.stats.as_ref();
+                    value["impostor"] = json!({
+                        "micros": report.impostor.micros,
+                        "triangles": drawn.map(|s| s.triangles),
+                        "covered_texels": drawn.map(|s| s.covered_texels),
+                    });
                     value["import"] = json!({
                         "primitives": report.import.primitives,
                         "converted_to_lists": report.import.converted_to_lists,

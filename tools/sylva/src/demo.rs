@@ -262,7 +262,7 @@ pub fn run(args: Args) -> Result<()> {
     files::write_atomically(&journal, editor.session().to_ron().as_bytes())?;
     println!("session journal: {}", journal.display());
 
-    let (mut runtime, loaded) = show::open(terrain.clone(), editor.session(), &cache)?;
+    let (mut runtime, loaded) = show::open(terrain.clone(), editor.session(), &cache, true)?;
     println!("loaded {} baked props", loaded.loaded.len());
     let size = (args.width, args.height);
     let overview = render::render(

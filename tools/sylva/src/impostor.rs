@@ -1,16 +1,13 @@
-//! `sylva impostor`: bakes the impostor of baked props from the cache (their level 0
-//! and textures, as the cache holds them) and reports time and bytes; with `--out`, the
-//! albedo atlas (over grey, so coverage shows) and the normal atlas side by side in one
-//! PNG, at `--level`. Nothing is written to the cache: impostors are not part of its entries yet.
+//! `sylva impostor`: the impostors `sylva bake` stored in the cache, per prop: views,
+//! cell size, levels and bytes, or why the prop has none; with `--out`, the albedo
+//! atlas (over grey, so coverage shows) and the normal atlas side by side in one PNG,
+//! at `--level`, decoded from their blobs as an adapter without BC would.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sylva_cache::PropView;
-use sylva_impostor::{bake_impostor, Impostor, ImpostorSettings, PartSource, TextureSource};
-use sylva_mesh::Vertex;
+use sylva_cache::{ImpostorView, PropView, TextureView};
 use sylva_render::RgbaImage;
 
 use crate::folders::Folders;
@@ -27,13 +24,6 @@ pub struct Args {
     /// The mip level `--out` shows (0 is the largest).
     #[arg(long, default_value_t = 0, requires = "out")]
     level: usize,
-    /// Views per side of the hemi-octahedral grid.
-    #[arg(long, default_value_t = ImpostorSettings::default().grid)]
-    grid: u32,
-    /// Texels per side of every view at level 0 (by default sized to the prop: 4 texels
-    /// per metre of its bounding sphere's diameter, 8 to 64).
-    #[arg(long)]
-    cell_px: Option<u32>,
     #[command(flatten)]
     folders: Folders,
     /// Print one JSON object per prop.
@@ -44,27 +34,23 @@ pub struct Args {
 #[derive(Serialize)]
 pub struct PropImpostor {
     pub prop: String,
-    /// Wall-clock time of the bake alone (reading the cache excluded).
-    pub bake_ms: f64,
     /// Why there is none, when refused.
     pub refused: Option<String>,
-    pub views: u32,
+    /// Views per side of the grid.
+    pub grid: u32,
     /// Texels per side of a view at level 0.
     pub cell_px: u32,
-    pub triangles: u64,
+    /// Mip levels of each atlas.
+    pub levels: usize,
+    /// How each atlas stores its texels.
+    pub albedo_format: Option<String>,
+    pub normal_format: Option<String>,
+    /// Both atlases' stored texels, every level.
     pub bytes: usize,
-    pub covered_texels: u64,
     pub radius_m: f32,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let sized = ImpostorSettings::default();
-    let settings = ImpostorSettings {
-        grid: args.grid,
-        cell_px: args.cell_px.unwrap_or(sized.cell_px),
-        texels_per_m: sized.texels_per_m.filter(|_| args.cell_px.is_none()),
-        ..sized
-    };
     let cache = args.folders.cache_dir();
     let manifest = cache.read_manifest()?;
     let props: Vec<String> = match &args.prop {
@@ -82,113 +68,86 @@ pub fn run(args: Args) -> Result<()> {
         let view = files
             .parse()
             .with_context(|| format!("cache entry {}", listed.entry))?;
-        let (report, impostor) = bake_prop(&prop, &view, &settings)?;
-        if let (Some(out), Some(impostor)) = (&args.out, &impostor) {
-            if args.level >= impostor.albedo.len() {
+        let report = describe(&prop, &view);
+        if let Some(out) = &args.out {
+            let Some(impostor) = view.entry.impostor() else {
+                bail!(
+                    "{prop}: {}",
+                    report.refused.as_deref().unwrap_or("no impostor")
+                );
+            };
+            if args.level >= report.levels {
                 bail!(
                     "{prop}'s atlases have {} levels; --level {} is not one",
-                    impostor.albedo.len(),
+                    report.levels,
                     args.level
                 );
             }
-            show::write_png(out, &atlas_picture(impostor, args.level).to_png()?)?;
-        } else if args.out.is_some() {
-            bail!(
-                "{prop}: {}",
-                report.refused.as_deref().unwrap_or("no impostor")
-            );
+            let picture = atlas_picture(&view, &impostor, args.level);
+            show::write_png(out, &picture.to_png()?)?;
         }
         print(&report, args.json)?;
     }
     Ok(())
 }
 
-/// Bakes one prop's impostor; a refusal is a report, not an error.
-fn bake_prop(
-    prop: &str,
-    view: &PropView,
-    settings: &ImpostorSettings,
-) -> Result<(PropImpostor, Option<Impostor>)> {
-    let finest: Vec<(Vec<Vertex>, Vec<u32>)> = view
-        .entry
-        .parts
-        .iter()
-        .map(|part| {
-            let indices = part.levels.first().map(|l| l.indices().collect());
-            (part.vertices().collect(), indices.unwrap_or_default())
-        })
-        .collect();
-    let parts: Vec<PartSource> = view
-        .entry
-        .parts
-        .iter()
-        .zip(&finest)
-        .map(|(part, (vertices, indices))| PartSource {
-            vertices,
-            indices,
-            material: &part.material,
-        })
-        .collect();
-    // The baker samples RGBA8: block-compressed blobs are decoded first.
-    let decoded: Vec<Vec<u8>> = view.textures.iter().map(|t| t.decode_level(0)).collect();
-    let textures: Vec<TextureSource> = view
-        .textures
-        .iter()
-        .zip(&decoded)
-        .map(|(t, rgba8)| TextureSource {
-            width: t.width,
-            height: t.height,
-            rgba8,
-        })
-        .collect();
-    let start = Instant::now();
-    let baked = bake_impostor(&parts, &textures, settings);
-    let bake_ms = start.elapsed().as_secs_f64() * 1e3;
+/// What the entry of `prop` holds of its impostor.
+fn describe(prop: &str, view: &PropView) -> PropImpostor {
     let mut report = PropImpostor {
         prop: prop.to_owned(),
-        bake_ms,
-        refused: None,
-        views: 0,
+        refused: view.entry.impostor_refusal().map(str::to_owned),
+        grid: 0,
         cell_px: 0,
-        triangles: 0,
+        levels: 0,
+        albedo_format: None,
+        normal_format: None,
         bytes: 0,
-        covered_texels: 0,
         radius_m: 0.0,
     };
-    match baked {
-        Ok((impostor, stats)) => {
-            report.views = stats.views;
-            report.cell_px = impostor.cell_px;
-            report.triangles = stats.triangles;
-            report.bytes = stats.bytes;
-            report.covered_texels = stats.covered_texels;
-            report.radius_m = impostor.bounds.radius;
-            Ok((report, Some(impostor)))
-        }
-        Err(refusal) if refusal.is_refusal() => {
-            report.refused = Some(refusal.to_string());
-            Ok((report, None))
-        }
-        Err(error) => Err(error).with_context(|| format!("baking the impostor of {prop}")),
+    if let Some(impostor) = view.entry.impostor() {
+        let (albedo, normal) = atlases(view, &impostor);
+        report.grid = impostor.grid;
+        report.cell_px = impostor.cell_px;
+        report.levels = albedo.levels.len();
+        report.albedo_format = Some(format!("{:?}", albedo.format));
+        report.normal_format = Some(format!("{:?}", normal.format));
+        report.bytes = [albedo, normal]
+            .iter()
+            .flat_map(|t| &t.levels)
+            .map(|l| l.len())
+            .sum();
+        report.radius_m = impostor.sphere.radius;
     }
+    report
+}
+
+fn atlases<'v, 'a>(
+    view: &'v PropView<'a>,
+    impostor: &ImpostorView,
+) -> (&'v TextureView<'a>, &'v TextureView<'a>) {
+    (
+        &view.textures[impostor.albedo as usize],
+        &view.textures[impostor.normal as usize],
+    )
 }
 
 fn print(report: &PropImpostor, json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(report)?);
     } else if let Some(reason) = &report.refused {
-        println!("{}: {reason} ({:.1} ms)", report.prop, report.bake_ms);
+        println!("{}: {reason}", report.prop);
     } else {
         println!(
-            "{}: {} triangles × {} views of {}² in {:.1} ms, {} bytes ({:.2} MB), {} texels covered, radius {:.2} m",
+            "{}: {}×{} views of {}², {} levels ({} / {}), {} bytes ({:.2} MB), radius {:.2} m",
             report.prop,
-            report.triangles,
-            report.views,
+            report.grid,
+            report.grid,
             report.cell_px,
-            report.bake_ms,
+            report.levels,
+            report.albedo_format.as_deref().unwrap_or_default(),
+            report.normal_format.as_deref().unwrap_or_default(),
             report.bytes,
             report.bytes as f64 / 1e6,
-            report.covered_texels,
             report.radius_m
         );
     }
@@ -197,10 +156,11 @@ fn print(report: &PropImpostor, json: bool) -> Result<()> {
 
 /// One level of both atlases side by side: albedo composited over mid grey, then the
 /// normal atlas's RGB (its alpha is depth, not coverage).
-fn atlas_picture(impostor: &Impostor, level: usize) -> RgbaImage {
-    let side = impostor.atlas_px(level);
+fn atlas_picture(view: &PropView, impostor: &ImpostorView, level: usize) -> RgbaImage {
+    let (albedo, normal) = atlases(view, impostor);
+    let (side, _) = albedo.level_size(level);
+    let (albedo, normal) = (albedo.decode_level(level), normal.decode_level(level));
     let mut pixels = Vec::with_capacity((side * side * 8) as usize);
-    let (albedo, normal) = (&impostor.albedo[level], &impostor.normal[level]);
     for y in 0..side {
         let row = (y * side * 4) as usize..((y + 1) * side * 4) as usize;
         for texel in albedo[row.clone()].chunks_exact(4) {

@@ -49,7 +49,7 @@ enum Command {
     Render(render::Args),
     /// Draw one baked prop at each of its LOD levels side by side, to PNG.
     Lods(lods::Args),
-    /// Bake baked props' impostors (report time and bytes; `--out` writes the atlases).
+    /// The impostors stored in the cache (views, cell size, bytes; `--out` writes the atlases).
     Impostor(impostor::Args),
     /// Write a session as one glTF binary (GPU instancing, LODs) or a placement list.
     Export(export::Args),

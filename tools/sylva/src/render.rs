@@ -28,6 +28,12 @@ pub struct Args {
     camera: String,
     #[command(flatten)]
     folders: Folders,
+    /// Draw props without their impostors (their coarsest mesh is their last level).
+    #[arg(long)]
+    no_impostors: bool,
+    /// Switch LOD levels hard instead of cross-fading them across each band edge.
+    #[arg(long)]
+    hard_lod: bool,
     /// Print the frame statistics as JSON.
     #[arg(long)]
     json: bool,
@@ -53,7 +59,8 @@ pub fn run(args: Args) -> Result<()> {
     if baked.baked() > 0 || baked.failed() > 0 {
         bake::print_report(&baked);
     }
-    let (mut runtime, _) = show::open(terrain, &session, &cache)?;
+    let (mut runtime, _) = show::open(terrain, &session, &cache, !args.no_impostors)?;
+    runtime.set_dithered_transitions(!args.hard_lod);
     let output = render(
         &mut runtime,
         camera,

@@ -18,11 +18,13 @@ pub fn open(
     terrain: Terrain,
     session: &Session,
     cache: &CacheDir,
+    impostors: bool,
 ) -> Result<(Runtime, LoadReport)> {
     let (world, _) =
         World::replay(terrain, session, &LodConfig::default()).context("replaying the session")?;
     let context = RenderContext::new(OUTPUT_FORMAT)?;
     let mut runtime = Runtime::new(context, world)?;
+    runtime.set_impostors(impostors);
     let report = runtime
         .load_cache(cache)
         .with_context(|| format!("loading baked props from {}", cache.root().display()))?;

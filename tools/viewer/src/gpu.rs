@@ -298,7 +298,14 @@ impl CursorLayer {
         for tint in Tint::ALL {
             let key = registry.intern(&format!("cursor/{}", tint.name()));
             registry
-                .set_prop_shape(key, PropShape { parts: 1, lods: 1 })
+                .set_prop_shape(
+                    key,
+                    PropShape {
+                        parts: 1,
+                        lods: 1,
+                        impostor: false,
+                    },
+                )
                 .map_err(|e| marker_error(e.to_string()))?;
             let part = PartGeometry {
                 vertices: &vertices,
@@ -313,7 +320,7 @@ impl CursorLayer {
                 },
             };
             renderer
-                .set_prop(&context.renderer, key, &[part])
+                .set_prop(&context.renderer, key, &[part], None)
                 .map_err(|e| marker_error(e.to_string()))?;
             keys.push((tint, key));
         }

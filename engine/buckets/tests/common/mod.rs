@@ -28,7 +28,7 @@ pub fn assert_placed(registry: &PlacementRegistry, id: u64, expected: &Mat4) {
         .locate(id)
         .unwrap_or_else(|| panic!("placement {id} is not placed"));
     let shape = registry.prop_shape(location.prop).unwrap().unwrap();
-    for part in 0..shape.parts {
+    for part in 0..shape.parts_at(location.lod) {
         let key = location.bucket(part);
         let bucket = registry.bucket(key).unwrap();
         let stored = bucket.transforms()[location.slot as usize];

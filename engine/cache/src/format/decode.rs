@@ -2,11 +2,12 @@ use sylva_mesh::{
     Aabb, AlphaMode, Channel, Material, Sphere, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
 };
 
+use super::impostor::{check_impostor, BAKED, REFUSED};
 use super::{
     header, malformed, FormatError, IndexFormat, TextureId, BLOB_ALIGN, FORMAT_VERSION,
     HEADER_SIZE, MAGIC,
 };
-use crate::model::{BakedAsset, BakedLevel, BakedPart};
+use crate::model::{BakedAsset, BakedLevel, BakedPart, ImpostorRecord, ImpostorView};
 
 /// A parsed entry. Vertex and index bytes borrow the file bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +18,8 @@ pub struct Entry<'a> {
     /// The texture blobs its materials index, by content address.
     pub textures: Vec<TextureId>,
     pub parts: Vec<PartView<'a>>,
+    /// Read through [`Entry::impostor`] and [`Entry::impostor_refusal`].
+    impostor: ImpostorRecord,
 }
 
 /// A part: one vertex buffer shared by all of its levels.
@@ -86,9 +89,32 @@ impl<'a> Entry<'a> {
         r.entry()
     }
 
+    /// The prop's impostor, `None` when it has none (then
+    /// [`Entry::impostor_refusal`] says why and the coarsest mesh is the last level).
+    pub fn impostor(&self) -> Option<ImpostorView> {
+        match &self.impostor {
+            ImpostorRecord::Baked(view) => Some(*view),
+            ImpostorRecord::Refused { .. } => None,
+        }
+    }
+
+    /// Why the prop has no impostor; `None` when it has one.
+    pub fn impostor_refusal(&self) -> Option<&str> {
+        match &self.impostor {
+            ImpostorRecord::Baked(_) => None,
+            ImpostorRecord::Refused { reason } => Some(reason),
+        }
+    }
+
+    /// The impostor record as stored: baked or refused.
+    pub fn impostor_record(&self) -> &ImpostorRecord {
+        &self.impostor
+    }
+
     /// An owned copy, e.g. to re-encode it.
     pub fn to_baked(&self) -> BakedAsset {
         BakedAsset {
+            impostor: self.impostor.clone(),
             prop_id: self.prop_id.to_owned(),
             source_path: self.source_path.to_owned(),
             bounds: self.bounds,
@@ -231,13 +257,41 @@ impl<'a> Reader<'a> {
         for _ in 0..part_count {
             parts.push(self.part(texture_count)?);
         }
+        let impostor = self.impostor(texture_count)?;
         Ok(Entry {
             prop_id,
             source_path,
             bounds,
             textures,
             parts,
+            impostor,
         })
+    }
+
+    fn impostor(&mut self, texture_count: u32) -> Result<ImpostorRecord, FormatError> {
+        match self.u8("impostor kind")? {
+            BAKED => {
+                let grid = self.u32("impostor grid")?;
+                let cell_px = self.u32("impostor cell")?;
+                let [x, y, z, radius] = self.f32s("impostor sphere")?;
+                let view = ImpostorView {
+                    grid,
+                    cell_px,
+                    sphere: Sphere {
+                        center: [x, y, z],
+                        radius,
+                    },
+                    albedo: self.u32("impostor albedo")?,
+                    normal: self.u32("impostor normal")?,
+                };
+                check_impostor(&view, texture_count as usize)?;
+                Ok(ImpostorRecord::Baked(view))
+            }
+            REFUSED => Ok(ImpostorRecord::Refused {
+                reason: self.str("impostor refusal")?.to_owned(),
+            }),
+            kind => Err(malformed("impostor kind", format!("code {kind}"))),
+        }
     }
 
     fn part(&mut self, texture_count: u32) -> Result<PartView<'a>, FormatError> {

@@ -1,7 +1,8 @@
 use sylva_mesh::{AlphaMode, Channel, Material, WrapMode};
 
+use super::impostor::{check_impostor, BAKED, REFUSED};
 use super::{header, FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC};
-use crate::model::BakedAsset;
+use crate::model::{BakedAsset, ImpostorRecord};
 
 /// Writes `asset` as an entry file. Deterministic: the same asset gives the same bytes.
 pub fn encode(asset: &BakedAsset) -> Result<Vec<u8>, FormatError> {
@@ -73,6 +74,7 @@ pub fn encode(asset: &BakedAsset) -> Result<Vec<u8>, FormatError> {
             blob(&mut meta, indices);
         }
     }
+    impostor(&mut meta, &asset.impostor, asset.textures.len())?;
 
     let mut offset = align(HEADER_SIZE + meta.bytes.len());
     for (slot, bytes) in blob_slots.iter().zip(&blobs) {
@@ -122,6 +124,30 @@ fn material(meta: &mut Writer, m: &Material) -> Result<(), FormatError> {
     meta.bytes.push(mode);
     meta.floats(&[cutoff]);
     meta.bytes.push(u8::from(m.double_sided));
+    Ok(())
+}
+
+fn impostor(
+    meta: &mut Writer,
+    record: &ImpostorRecord,
+    texture_count: usize,
+) -> Result<(), FormatError> {
+    match record {
+        ImpostorRecord::Baked(view) => {
+            check_impostor(view, texture_count)?;
+            meta.bytes.push(BAKED);
+            meta.u32(view.grid);
+            meta.u32(view.cell_px);
+            meta.floats(&view.sphere.center);
+            meta.floats(&[view.sphere.radius]);
+            meta.u32(view.albedo);
+            meta.u32(view.normal);
+        }
+        ImpostorRecord::Refused { reason } => {
+            meta.bytes.push(REFUSED);
+            meta.str(reason)?;
+        }
+    }
     Ok(())
 }
 

@@ -1,4 +1,4 @@
-//! The entry file format, version 4. Little-endian throughout.
+//! The entry file format, version 5. Little-endian throughout.
 //!
 //! ```text
 //! header (64 bytes, see `header.rs`), magic b"SYLVABAK", version FORMAT_VERSION
@@ -13,6 +13,11 @@
 //!     bounds (6 × f32), sphere (4 × f32), vertex count u32, index size u8 (2 or 4),
 //!     vertex blob, u32 level count, then per level:
 //!       index count u32, target ratio f32, achieved ratio f32, error f32, index blob
+//!   impostor: kind u8, then
+//!     0 (refused): the reason (string)
+//!     1 (baked): grid u32 (even), cell texels u32 (a power of two), sphere (4 × f32,
+//!       radius > 0), albedo texture u32, normal texture u32 (two distinct indices into
+//!       the texture list; their blobs are `grid × cell` texels square)
 //! blobs
 //!   a blob reference is (offset u64, length u64) from the start of the file; each blob
 //!   starts 16-byte aligned and is zero-padded to a multiple of 16.
@@ -20,11 +25,13 @@
 //!
 //! Vertex blobs are the 52-byte GPU layout of [`sylva_mesh::Vertex`]; index blobs are
 //! u16 when the part has at most 65,535 vertices, else u32. Textures live in their own
-//! content-addressed blob files ([`texture`](mod@texture)), which entries name.
+//! content-addressed blob files ([`texture`](mod@texture)), which entries name; an
+//! impostor's two atlases are such blobs too, so they load like material textures.
 
 mod decode;
 mod encode;
 mod header;
+mod impostor;
 pub mod texture;
 
 pub use decode::{Entry, LevelView, PartView};
@@ -38,7 +45,7 @@ use thiserror::Error;
 
 pub const MAGIC: &[u8; 8] = b"SYLVABAK";
 /// Bumped on any change to the bytes an entry holds.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 pub const HEADER_SIZE: usize = 64;
 /// Where the checksum sits in the header (4 bytes); it covers `HEADER_SIZE..`.
 pub const CHECKSUM_OFFSET: usize = 24;

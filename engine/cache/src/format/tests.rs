@@ -9,7 +9,7 @@ use sylva_mesh::{
 };
 
 use super::*;
-use crate::model::{BakedAsset, BakedLevel, BakedPart};
+use crate::model::{BakedAsset, BakedLevel, BakedPart, ImpostorRecord, ImpostorView};
 
 fn vertex(i: u32) -> Vertex {
     let f = i as f32;
@@ -23,7 +23,8 @@ fn vertex(i: u32) -> Vertex {
 }
 
 /// A small asset: an alpha-masked card with two levels, a base colour and
-/// metallic-roughness texture and a normal map, and a plain part.
+/// metallic-roughness texture and a normal map, a plain part, and an impostor whose two
+/// atlases are its fourth and fifth textures.
 pub(crate) fn sample() -> BakedAsset {
     let card = BakedPart {
         name: "leaf".into(),
@@ -106,12 +107,32 @@ pub(crate) fn sample() -> BakedAsset {
             TextureId(*b"0123456789abcdef0123456789ABCDEF"),
             TextureId(*b"metallic-roughness-occlusion-map"),
             TextureId(*b"a tangent-space normal map, BC5."),
+            TextureId(*b"impostor albedo atlas, BC3 sRGB."),
+            TextureId(*b"impostor normal + depth atlas..."),
         ],
+        impostor: ImpostorRecord::Baked(ImpostorView {
+            grid: 12,
+            cell_px: 16,
+            sphere: Sphere {
+                center: [1.5, 0.75, -1.5],
+                radius: 2.5,
+            },
+            albedo: 3,
+            normal: 4,
+        }),
     }
 }
 
-fn golden_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-v4.sylva")
+/// `sample` with its impostor refused (and without the atlases).
+fn refused_sample() -> BakedAsset {
+    let mut asset = sample();
+    asset.textures.truncate(3);
+    asset.impostor = ImpostorRecord::refused("no impostor: too small");
+    asset
+}
+
+fn golden_path(version: u32) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/golden-v{version}.sylva"))
 }
 
 /// After a deliberate format change (with a new `FORMAT_VERSION`), write the new golden
@@ -119,19 +140,135 @@ fn golden_path() -> PathBuf {
 #[test]
 fn the_golden_entry_decodes_and_reencodes_identically() {
     if std::env::var_os("SYLVA_BLESS").is_some() {
-        std::fs::write(golden_path(), encode(&sample()).unwrap()).unwrap();
+        std::fs::write(golden_path(FORMAT_VERSION), encode(&sample()).unwrap()).unwrap();
     }
-    let golden = std::fs::read(golden_path()).expect(
-        "tests/data/golden-v4.sylva is committed; a deliberate format change writes a new golden file",
+    let golden = std::fs::read(golden_path(FORMAT_VERSION)).expect(
+        "tests/data/golden-v5.sylva is committed; a deliberate format change writes a new golden file",
     );
     let entry = Entry::parse(&golden).unwrap();
     assert_eq!(entry.to_baked(), sample());
+    let ImpostorRecord::Baked(view) = sample().impostor else {
+        unreachable!("the sample has an impostor")
+    };
+    assert_eq!(entry.impostor(), Some(view));
+    assert_eq!(entry.impostor_refusal(), None);
     assert_eq!(encode(&entry.to_baked()).unwrap(), golden);
     assert_eq!(
         encode(&sample()).unwrap(),
         golden,
         "the encoder's output changed"
     );
+}
+
+/// An entry of the previous version (no impostor record) is refused by version, not
+/// misread: the bake writes it anew.
+#[test]
+fn the_previous_golden_entry_is_refused_by_version() {
+    let old = std::fs::read(golden_path(4)).unwrap();
+    assert_eq!(
+        Entry::parse(&old).unwrap_err(),
+        FormatError::UnsupportedVersion {
+            found: 4,
+            supported: FORMAT_VERSION
+        }
+    );
+}
+
+#[test]
+fn a_refused_impostor_round_trips_with_its_reason() {
+    let bytes = encode(&refused_sample()).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
+    assert_eq!(entry.impostor(), None);
+    assert_eq!(entry.impostor_refusal(), Some("no impostor: too small"));
+    assert_eq!(entry.to_baked(), refused_sample());
+    assert_eq!(encode(&entry.to_baked()).unwrap(), bytes);
+}
+
+#[test]
+fn impossible_impostors_are_refused_when_encoding() {
+    let ImpostorRecord::Baked(good) = sample().impostor else {
+        unreachable!("the sample has an impostor")
+    };
+    let bad = [
+        ImpostorView { grid: 7, ..good },
+        ImpostorView { grid: 0, ..good },
+        ImpostorView {
+            cell_px: 12,
+            ..good
+        },
+        ImpostorView {
+            cell_px: 2048,
+            ..good
+        },
+        ImpostorView { albedo: 5, ..good },
+        ImpostorView { normal: 3, ..good },
+        ImpostorView {
+            sphere: Sphere {
+                center: [f32::NAN, 0.0, 0.0],
+                radius: 1.0,
+            },
+            ..good
+        },
+        ImpostorView {
+            sphere: Sphere {
+                center: [0.0; 3],
+                radius: 0.0,
+            },
+            ..good
+        },
+    ];
+    for view in bad {
+        let mut asset = sample();
+        asset.impostor = ImpostorRecord::Baked(view);
+        assert!(
+            matches!(
+                encode(&asset),
+                Err(FormatError::Malformed {
+                    what: "impostor",
+                    ..
+                })
+            ),
+            "{view:?}"
+        );
+    }
+}
+
+/// A buggy writer's impostor record (with a matching checksum) is still refused: an
+/// unknown kind, a texture index past the list.
+#[test]
+fn a_bad_impostor_record_with_a_matching_checksum_is_malformed() {
+    let bytes = encode(&sample()).unwrap();
+    // The record as the format lays it out: kind, grid, cell, sphere, albedo, normal.
+    let record: Vec<u8> = [impostor::BAKED]
+        .into_iter()
+        .chain([12u32, 16].into_iter().flat_map(u32::to_le_bytes))
+        .chain(
+            [1.5f32, 0.75, -1.5, 2.5]
+                .into_iter()
+                .flat_map(f32::to_le_bytes),
+        )
+        .chain([3u32, 4].into_iter().flat_map(u32::to_le_bytes))
+        .collect();
+    let record = bytes
+        .windows(record.len())
+        .position(|w| w == record)
+        .expect("the impostor record is in the metadata");
+    let reseal = |mut b: Vec<u8>| {
+        let sum = checksum(&b[HEADER_SIZE..]);
+        b[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&sum.to_le_bytes());
+        b
+    };
+    let mut kind = bytes.clone();
+    kind[record] = 9;
+    let mut index = bytes.clone();
+    index[record + 25..record + 29].copy_from_slice(&7u32.to_le_bytes());
+    for (bad, what) in [(kind, "impostor kind"), (index, "impostor")] {
+        let err = Entry::parse(&reseal(bad)).unwrap_err();
+        assert!(
+            matches!(&err, FormatError::Malformed { what: w, .. } if *w == what),
+            "{err}"
+        );
+    }
 }
 
 #[test]
@@ -175,8 +312,10 @@ fn parts_past_65535_vertices_use_u32_indices() {
 
 #[test]
 fn every_truncation_is_refused() {
-    let bytes = encode(&sample()).unwrap();
-    assert_every_truncation_is_refused(&bytes, |b| Entry::parse(b).map(drop));
+    for asset in [sample(), refused_sample()] {
+        let bytes = encode(&asset).unwrap();
+        assert_every_truncation_is_refused(&bytes, |b| Entry::parse(b).map(drop));
+    }
 }
 
 /// Every proper prefix of `bytes` is refused by `parse` as truncated.
@@ -195,18 +334,20 @@ pub(crate) fn assert_every_truncation_is_refused(
 
 #[test]
 fn every_change_to_any_single_byte_is_detected() {
-    let mut bytes = encode(&sample()).unwrap();
-    for i in 0..bytes.len() {
-        for pattern in 1..=u8::MAX {
-            bytes[i] ^= pattern;
-            assert!(
-                Entry::parse(&bytes).is_err(),
-                "byte {i} XOR {pattern:#04x} went unnoticed"
-            );
-            bytes[i] ^= pattern;
+    for asset in [sample(), refused_sample()] {
+        let mut bytes = encode(&asset).unwrap();
+        for i in 0..bytes.len() {
+            for pattern in 1..=u8::MAX {
+                bytes[i] ^= pattern;
+                assert!(
+                    Entry::parse(&bytes).is_err(),
+                    "byte {i} XOR {pattern:#04x} went unnoticed"
+                );
+                bytes[i] ^= pattern;
+            }
         }
+        assert!(Entry::parse(&bytes).is_ok());
     }
-    assert!(Entry::parse(&bytes).is_ok());
 }
 
 #[test]

@@ -59,6 +59,13 @@ impl SlotBlock {
         })
     }
 
+    /// The nearest and farthest any instance origin in these bounds can be from `eye`.
+    pub fn origin_distances(&self, eye: Vec3) -> (f32, f32) {
+        let nearest = eye.clamp(self.min, self.max);
+        let farthest = Vec3::select((eye - self.min).cmpgt(self.max - eye), self.min, self.max);
+        (eye.distance(nearest), eye.distance(farthest))
+    }
+
     /// A sphere holding the sphere of every instance of a part bounded by `part`: an
     /// instance's sphere centre lies within `scale × |part.center|` of its origin.
     pub fn sphere(&self, part: Sphere) -> (Vec3, f32) {

@@ -11,6 +11,7 @@ use rend3::Renderer;
 use wgpu::{Buffer, BufferUsages};
 
 use sylva_buckets::{BucketKey, PlacementRegistry};
+use sylva_lod::LodFades;
 
 use super::blocks::{Node, SlotBlocks};
 use super::pipelines::instance_buffer;
@@ -156,12 +157,189 @@ pub struct Instances<'a> {
     pub part: Sphere,
 }
 
-/// The slots one view draws: runs of visible slots per bucket, in copy order.
+/// Where a bucket level draws alone and where it shares placements with its neighbours
+/// ([`LodFades`]), as culling sees it for one bucket.
+#[derive(Clone, Copy, Debug)]
+pub struct Band<'a> {
+    pub eye: Vec3,
+    pub fades: &'a LodFades,
+    /// The bucket's level.
+    pub level: u8,
+    /// The levels its prop has (mesh LODs and impostor).
+    pub levels: u8,
+}
+
+impl Band<'_> {
+    /// Whether an origin at `distance` fades with the finer level (`Some(share)`, the
+    /// share being this level's) or with the coarser one (`Err(share)`, the coarser
+    /// level's), or draws here alone (`None`).
+    fn classify(&self, steady: (f32, f32), distance: f32) -> Option<Result<f32, f32>> {
+        if distance < steady.0 {
+            Some(Ok(self.fades.coarser_share(self.level - 1, distance)))
+        } else if distance > steady.1 {
+            Some(Err(self.fades.coarser_share(self.level, distance)))
+        } else {
+            None
+        }
+    }
+}
+
+/// One bucket's slots a view draws, by how they are drawn: alone at the bucket's level
+/// (runs), or fading with the finer or the coarser level (single slots with the coarser
+/// level's share of their pixels).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BucketSlots {
+    steady: Vec<Range<u32>>,
+    with_finer: Vec<(u32, f32)>,
+    with_coarser: Vec<(u32, f32)>,
+}
+
+impl BucketSlots {
+    pub fn clear(&mut self) {
+        self.steady.clear();
+        self.with_finer.clear();
+        self.with_coarser.clear();
+    }
+
+    /// Every slot listed, once.
+    pub fn len(&self) -> usize {
+        let steady: usize = self.steady.iter().map(|r| r.len()).sum();
+        steady + self.with_finer.len() + self.with_coarser.len()
+    }
+
+    /// Fills these with the slots whose instance the view draws (`draws` of its
+    /// sphere's centre and radius), walking the bucket's tree of bounds from the top: a
+    /// node whose bounding sphere `draws` refuses is skipped whole, and one that
+    /// `holds_all` (every sphere inside it would be drawn) with every origin in the
+    /// band's steady distances is taken whole; only the nodes on the view's edge or
+    /// across a fade look at their children, and only blocks there at their instances.
+    /// A stroke's placements sit in neighbouring slots, so runs are long.
+    pub fn cull(
+        &mut self,
+        instances: &Instances,
+        band: &Band,
+        draws: impl Fn(Vec3, f32) -> bool,
+        holds_all: impl Fn(Vec3, f32) -> bool,
+    ) {
+        self.clear();
+        let mut walk = Walk {
+            instances,
+            band,
+            steady: band.fades.steady(band.level, band.levels),
+            draws: &draws,
+            holds_all: &holds_all,
+            open: None,
+        };
+        if let Some(top) = instances.blocks.top() {
+            walk.node(self, top);
+        }
+        walk.close(self);
+    }
+}
+
+/// One walk of a bucket's tree of bounds.
+struct Walk<'a, D, H> {
+    instances: &'a Instances<'a>,
+    band: &'a Band<'a>,
+    steady: (f32, f32),
+    draws: &'a D,
+    holds_all: &'a H,
+    /// The steady run being built.
+    open: Option<Range<u32>>,
+}
+
+impl<D: Fn(Vec3, f32) -> bool, H: Fn(Vec3, f32) -> bool> Walk<'_, D, H> {
+    fn node(&mut self, out: &mut BucketSlots, node: Node) {
+        let instances = self.instances;
+        let live = instances.transforms.len();
+        let slots = instances.blocks.slots(node, live);
+        let bounds = instances.blocks.bounds(node);
+        let (center, radius) = bounds.sphere(instances.part);
+        if !(self.draws)(center, radius) {
+            return self.close(out);
+        }
+        let all_seen = (self.holds_all)(center, radius);
+        if all_seen {
+            let (near, far) = bounds.origin_distances(self.band.eye);
+            if near >= self.steady.0 && far <= self.steady.1 {
+                return self.extend(out, slots);
+            }
+        }
+        if !node.is_block() {
+            for child in instances.blocks.children(node) {
+                self.node(out, child);
+            }
+            return;
+        }
+        let part = instances.part;
+        for slot in slots {
+            let model = &instances.transforms[slot as usize];
+            let seen = all_seen || {
+                let center = model.transform_point3(part.center);
+                (self.draws)(center, part.radius * instances.blocks.scale(slot))
+            };
+            if !seen {
+                self.close(out);
+                continue;
+            }
+            let distance = model.w_axis.truncate().distance(self.band.eye);
+            match self.band.classify(self.steady, distance) {
+                None => self.extend(out, slot..slot + 1),
+                Some(fade) => {
+                    self.close(out);
+                    match fade {
+                        Ok(share) => out.with_finer.push((slot, share)),
+                        Err(share) => out.with_coarser.push((slot, share)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds steady slots: a range continuing the open run extends it.
+    fn extend(&mut self, out: &mut BucketSlots, slots: Range<u32>) {
+        match &mut self.open {
+            Some(run) if run.end == slots.start => run.end = slots.end,
+            _ => {
+                self.close(out);
+                self.open = Some(slots);
+            }
+        }
+    }
+
+    fn close(&mut self, out: &mut BucketSlots) {
+        if let Some(run) = self.open.take() {
+            out.steady.push(run);
+        }
+    }
+}
+
+/// Which of the two levels across an edge a draw is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Finer,
+    Coarser,
+}
+
+/// A run of slots of one bucket in a view's buffer, and how the draw reading it fades
+/// them: 0 draws every pixel; `+s` keeps the pixels whose dither threshold is below
+/// `s` (the coarser level of a fade, `s` its share), `−s` those at or above it (the
+/// finer level). Fading runs are single slots.
+#[derive(Clone, Debug, PartialEq)]
+struct Run {
+    key: BucketKey,
+    slots: Range<u32>,
+    fade: f32,
+}
+
+/// The slots one view draws, in copy order, and each bucket's range of them. A
+/// bucket's range is one instanced draw: the placements of the finer level fading
+/// into it, its own (those fading with the finer level, the steady ones, those fading
+/// with the coarser level) and the coarser level's fading into it, so every placement
+/// across an edge is in the draws of both levels, with complementary masks.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct VisibleSlots {
-    /// Source slot runs in copy order; their destinations follow one another.
-    runs: Vec<(BucketKey, Range<u32>)>,
-    /// Each bucket's instances in the view's compact buffer.
+    runs: Vec<Run>,
     ranges: BTreeMap<BucketKey, Range<u32>>,
     len: u32,
 }
@@ -173,68 +351,52 @@ impl VisibleSlots {
         self.len = 0;
     }
 
-    /// Appends the runs of slots whose instance the view draws (`draws` of its sphere's
-    /// centre and radius), walking the bucket's tree of bounds from the top: a node
-    /// whose bounding sphere `draws` refuses is skipped whole, and one that `holds_all`
-    /// (every sphere inside it would be drawn) is taken whole; only the nodes on the
-    /// view's edge look at their children, and only blocks there test their instances.
-    /// A stroke's placements sit in neighbouring slots, so runs are long.
-    pub fn add_bucket(
+    /// Appends bucket `key`'s draw: `own` (its culled slots), after the slots of the
+    /// finer level's bucket that fade into it (`finer`, that bucket's key and slots)
+    /// and before those of the coarser level's (`coarser`).
+    pub fn add_draw(
         &mut self,
         key: BucketKey,
-        instances: &Instances,
-        draws: impl Fn(Vec3, f32) -> bool,
-        holds_all: impl Fn(Vec3, f32) -> bool,
+        own: &BucketSlots,
+        finer: Option<(BucketKey, &BucketSlots)>,
+        coarser: Option<(BucketKey, &BucketSlots)>,
     ) {
         let start = self.len;
-        let mut runs = Runs { key, open: None };
-        if let Some(top) = instances.blocks.top() {
-            self.add_node(&mut runs, instances, top, &draws, &holds_all);
+        if let Some((finer_key, finer)) = finer {
+            self.push_faded(finer_key, &finer.with_coarser, Side::Coarser);
         }
-        self.push_run(key, runs.open.take());
+        self.push_faded(key, &own.with_finer, Side::Coarser);
+        for run in &own.steady {
+            self.push(key, run.clone(), 0.0);
+        }
+        self.push_faded(key, &own.with_coarser, Side::Finer);
+        if let Some((coarser_key, coarser)) = coarser {
+            self.push_faded(coarser_key, &coarser.with_finer, Side::Finer);
+        }
         if self.len > start {
             self.ranges.insert(key, start..self.len);
         }
     }
 
-    fn add_node(
-        &mut self,
-        runs: &mut Runs,
-        instances: &Instances,
-        node: Node,
-        draws: &impl Fn(Vec3, f32) -> bool,
-        holds_all: &impl Fn(Vec3, f32) -> bool,
-    ) {
-        let live = instances.transforms.len();
-        let slots = instances.blocks.slots(node, live);
-        let (center, radius) = instances.blocks.bounds(node).sphere(instances.part);
-        if !draws(center, radius) {
-            runs.extend(self, slots, false);
-        } else if holds_all(center, radius) {
-            runs.extend(self, slots, true);
-        } else if node.is_block() {
-            let part = instances.part;
-            for slot in slots {
-                let model = &instances.transforms[slot as usize];
-                let center = model.transform_point3(part.center);
-                let radius = part.radius * instances.blocks.scale(slot);
-                runs.extend(self, slot..slot + 1, draws(center, radius));
-            }
-        } else {
-            for child in instances.blocks.children(node) {
-                self.add_node(runs, instances, child, draws, holds_all);
-            }
+    /// Slots fading across one edge, drawn by this draw as `side` of it; a slot this
+    /// side keeps no pixel of is left out.
+    fn push_faded(&mut self, key: BucketKey, slots: &[(u32, f32)], side: Side) {
+        for &(slot, coarser_share) in slots {
+            let fade = match side {
+                Side::Coarser if coarser_share > 0.0 => coarser_share,
+                Side::Finer if coarser_share < 1.0 => -coarser_share,
+                _ => continue,
+            };
+            self.push(key, slot..slot + 1, fade);
         }
     }
 
-    fn push_run(&mut self, key: BucketKey, run: Option<Range<u32>>) {
-        if let Some(run) = run {
-            self.len += run.len() as u32;
-            self.runs.push((key, run));
-        }
+    fn push(&mut self, key: BucketKey, slots: Range<u32>, fade: f32) {
+        self.len += slots.len() as u32;
+        self.runs.push(Run { key, slots, fade });
     }
 
-    /// A bucket's visible instances in the view's compact buffer.
+    /// A bucket's draw in the view's compact buffer.
     pub fn range(&self, key: &BucketKey) -> Option<Range<u32>> {
         self.ranges.get(key).cloned()
     }
@@ -270,11 +432,17 @@ impl VisibleList {
             self.buffer = allocate(renderer, self.capacity);
         }
         self.staging.clear();
-        for (key, run) in &self.slots.runs {
+        for Run { key, slots, fade } in &self.slots.runs {
             let transforms = registry.bucket(*key).map_or(&[][..], |b| b.transforms());
-            let run = run.start as usize..run.end as usize;
+            let run = slots.start as usize..slots.end as usize;
             // Culling listed only live slots of the registry it was handed.
             self.staging.extend_from_slice(&transforms[run]);
+            if *fade != 0.0 {
+                // A placement's matrix is affine: its first column's `w` is free to
+                // carry the fade to the shaders, which put the 0 back.
+                let last = self.staging.len() - 1;
+                self.staging[last].x_axis.w = *fade;
+            }
         }
         if !self.staging.is_empty() {
             renderer
@@ -291,27 +459,6 @@ impl VisibleList {
 
     pub fn buffer(&self) -> &Buffer {
         &self.buffer
-    }
-}
-
-/// The run of visible slots being built for one bucket.
-struct Runs {
-    key: BucketKey,
-    open: Option<Range<u32>>,
-}
-
-impl Runs {
-    /// Adds `slots`, visible or not: a visible range continuing the open run extends
-    /// it; anything else closes it.
-    fn extend(&mut self, view: &mut VisibleSlots, slots: Range<u32>, visible: bool) {
-        match (&mut self.open, visible) {
-            (Some(run), true) if run.end == slots.start => run.end = slots.end,
-            (_, true) => {
-                view.push_run(self.key, self.open.take());
-                self.open = Some(slots);
-            }
-            (_, false) => view.push_run(self.key, self.open.take()),
-        }
     }
 }
 
@@ -405,7 +552,7 @@ mod tests {
 
     /// Every slot, one by one.
     fn slots_of(list: &VisibleSlots) -> Vec<u32> {
-        list.runs.iter().flat_map(|(_, run)| run.clone()).collect()
+        list.runs.iter().flat_map(|run| run.slots.clone()).collect()
     }
 
     #[test]
@@ -470,9 +617,18 @@ mod tests {
                     .collect()
             };
 
+            let hard = sylva_lod::LodController::default().fades().hard();
+            let band = Band {
+                eye: Vec3::ZERO,
+                fades: &hard,
+                level: 0,
+                levels: 1,
+            };
+            let mut own = BucketSlots::default();
             let seen = |c, r| camera.intersects_sphere(c, r);
+            own.cull(&instances, &band, seen, |c, r| camera.contains_sphere(c, r));
             let mut list = VisibleSlots::default();
-            list.add_bucket(key, &instances, seen, |c, r| camera.contains_sphere(c, r));
+            list.add_draw(key, &own, None, None);
             let expected = one_by_one(&seen);
             assert!(!expected.is_empty() && expected.len() < transforms.len());
             assert_eq!(slots_of(&list), expected, "camera, round {round}");
@@ -481,10 +637,11 @@ mod tests {
             let casts = |c: Vec3, r| {
                 shadows.intersects_sphere(c, r) && camera.may_hold_shadow_of(c, r, &light)
             };
-            let mut list = VisibleSlots::default();
-            list.add_bucket(key, &instances, casts, |c, r| {
+            own.cull(&instances, &band, casts, |c, r| {
                 shadows.contains_sphere(c, r) && camera.holds_shadows_of_all(c, r, &light)
             });
+            let mut list = VisibleSlots::default();
+            list.add_draw(key, &own, None, None);
             let expected = one_by_one(&casts);
             assert!(!expected.is_empty() && expected.len() < transforms.len());
             assert_eq!(slots_of(&list), expected, "shadows, round {round}");
@@ -531,6 +688,88 @@ mod tests {
         let beside = Vec3::new(-80.0, 60.0, 60.0);
         assert!(!camera.intersects_sphere(beside, 5.0));
         assert!(camera.holds_shadows_of_all(beside, 5.0, &light));
+    }
+
+    #[test]
+    fn placements_across_an_edge_are_in_both_draws_with_complementary_fades() {
+        // Two levels of one part, edge at 30 m faded ±4 m; the camera at the origin
+        // looking along +z sees placements every metre from 10 to 50 m, the near half in
+        // level 0's bucket and the far half in level 1's, as hysteresis may leave them.
+        let fades = sylva_lod::LodController::new(&sylva_lod::LodConfig {
+            edges_m: vec![30.0],
+            ..Default::default()
+        })
+        .unwrap()
+        .fades()
+        .clone();
+        let camera = camera();
+        let prop = sylva_buckets::PlacementRegistry::new().intern("tree");
+        let keys = [0, 1].map(|lod| BucketKey { prop, part: 0, lod });
+        let part = Sphere {
+            center: Vec3::ZERO,
+            radius: 0.5,
+        };
+        let distances: [Vec<f32>; 2] = [
+            (10..=31).map(|d| d as f32).collect(),
+            (29..=50).map(|d| d as f32).collect(),
+        ];
+        let mut culled = [BucketSlots::default(), BucketSlots::default()];
+        for (level, at) in distances.iter().enumerate() {
+            let transforms: Vec<Mat4> = at
+                .iter()
+                .map(|&d| Mat4::from_translation(Vec3::new(0.0, 0.0, d)))
+                .collect();
+            let mut blocks = SlotBlocks::default();
+            blocks.update(&transforms, &[0..transforms.len() as u32], transforms.len());
+            let instances = Instances {
+                transforms: &transforms,
+                blocks: &blocks,
+                part,
+            };
+            let band = Band {
+                eye: Vec3::ZERO,
+                fades: &fades,
+                level: level as u8,
+                levels: 2,
+            };
+            culled[level].cull(
+                &instances,
+                &band,
+                |c, r| camera.intersects_sphere(c, r),
+                |c, r| camera.contains_sphere(c, r),
+            );
+            assert_eq!(culled[level].len(), at.len());
+        }
+        let mut list = VisibleSlots::default();
+        list.add_draw(keys[0], &culled[0], None, Some((keys[1], &culled[1])));
+        list.add_draw(keys[1], &culled[1], Some((keys[0], &culled[0])), None);
+        // Every placement's draws, as (draw level, fade), by its distance.
+        let mut drawn: BTreeMap<(u8, u32), Vec<(u8, f32)>> = BTreeMap::new();
+        for (draw, key) in keys.iter().enumerate() {
+            let range = list.range(key).unwrap();
+            let mut at = 0;
+            for run in &list.runs {
+                for slot in run.slots.clone() {
+                    if range.contains(&at) {
+                        let d = distances[usize::from(run.key.lod)][slot as usize];
+                        drawn
+                            .entry((run.key.lod, d as u32))
+                            .or_default()
+                            .push((draw as u8, run.fade));
+                    }
+                    at += 1;
+                }
+            }
+        }
+        for ((_, d), draws) in drawn {
+            let share = fades.coarser_share(0, d as f32);
+            let expected = match d {
+                ..=26 => vec![(0, 0.0)],
+                34.. => vec![(1, 0.0)],
+                _ => vec![(0, -share), (1, share)],
+            };
+            assert_eq!(draws, expected, "at {d} m");
+        }
     }
 
     #[test]

@@ -184,6 +184,8 @@ pub enum GeometryError {
         expected: usize,
         actual: usize,
     },
+    #[error("the impostor has {reason}")]
+    Impostor { reason: String },
     #[error("part {part}: a {width}×{height} texture with {levels} mip levels")]
     TextureLevels {
         part: usize,
@@ -249,29 +251,85 @@ impl PartGeometry<'_> {
             }
         }
         for t in self.material.textures() {
-            let full_chain = (32 - t.width.max(t.height).leading_zeros()) as usize;
-            if t.width == 0 || t.height == 0 || !(1..=full_chain).contains(&t.levels.len()) {
-                return Err(GeometryError::TextureLevels {
-                    part,
-                    width: t.width,
-                    height: t.height,
-                    levels: t.levels.len(),
-                });
+            check_texture(&t, part)?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks a texture's size, level count and bytes per level; errors name `part`.
+fn check_texture(t: &TextureLevels, part: usize) -> Result<(), GeometryError> {
+    let full_chain = (32 - t.width.max(t.height).leading_zeros()) as usize;
+    if t.width == 0 || t.height == 0 || !(1..=full_chain).contains(&t.levels.len()) {
+        return Err(GeometryError::TextureLevels {
+            part,
+            width: t.width,
+            height: t.height,
+            levels: t.levels.len(),
+        });
+    }
+    for (level, bytes) in t.levels.iter().enumerate() {
+        let (w, h) = t.level_size(level);
+        let expected = t.format.image_bytes(w, h) as usize;
+        if bytes.len() != expected {
+            return Err(GeometryError::TextureBytes {
+                part,
+                level,
+                width: t.width,
+                height: t.height,
+                expected,
+                actual: bytes.len(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A prop's impostor, its last level: a `grid × grid` hemi-octahedral atlas of
+/// orthographic views of the whole prop (sylva-impostor's layout), each `cell_px`
+/// texels square at level 0, fitted to the bounding sphere `center`, `radius`.
+#[derive(Clone, Copy, Debug)]
+pub struct ImpostorGeometry<'a> {
+    /// Views per side of the grid (even).
+    pub grid: u32,
+    /// Texels per side of a view at level 0 (a power of two).
+    pub cell_px: u32,
+    /// The sphere's centre, prop space.
+    pub center: [f32; 3],
+    /// The sphere's radius.
+    pub radius: f32,
+    /// sRGB colour and coverage.
+    pub albedo: TextureLevels<'a>,
+    /// Prop-space normal as `n × ½ + ½`, depth towards the view in alpha.
+    pub normal: TextureLevels<'a>,
+}
+
+impl ImpostorGeometry<'_> {
+    /// Checks the layout and both atlases; `part` is the prop's part count, so
+    /// texture errors name the impostor as the part after the last.
+    pub fn validate(&self, part: usize) -> Result<(), GeometryError> {
+        let side = self.grid.checked_mul(self.cell_px);
+        let bad = |reason: String| Err(GeometryError::Impostor { reason });
+        if self.grid < 2 || !self.grid.is_multiple_of(2) || !self.cell_px.is_power_of_two() {
+            return bad(format!(
+                "a {}-view grid of {}-texel cells (an even grid and a power of two)",
+                self.grid, self.cell_px
+            ));
+        }
+        if !(self.radius > 0.0
+            && self.radius.is_finite()
+            && self.center.iter().all(|c| c.is_finite()))
+        {
+            return bad(format!("a bounding sphere of radius {}", self.radius));
+        }
+        for atlas in [&self.albedo, &self.normal] {
+            if Some(atlas.width) != side || Some(atlas.height) != side {
+                return bad(format!(
+                    "a {}×{} atlas for {} views of {} texels",
+                    atlas.width, atlas.height, self.grid, self.cell_px
+                ));
             }
-            for (level, bytes) in t.levels.iter().enumerate() {
-                let (w, h) = t.level_size(level);
-                let expected = t.format.image_bytes(w, h) as usize;
-                if bytes.len() != expected {
-                    return Err(GeometryError::TextureBytes {
-                        part,
-                        level,
-                        width: t.width,
-                        height: t.height,
-                        expected,
-                        actual: bytes.len(),
-                    });
-                }
-            }
+            check_texture(atlas, part)?;
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ mod blocks;
 mod bucket;
 mod cull;
 mod geometry;
+mod impostor;
 mod nodes;
 mod pipelines;
 mod upload;
@@ -23,19 +24,21 @@ use wgpu::{
 };
 
 pub use geometry::{
-    AlphaMode, GeometryError, IndexWidth, LodIndices, PartGeometry, PartMaterial, PixelFormat,
-    TextureLevels, VERTEX_STRIDE,
+    AlphaMode, GeometryError, ImpostorGeometry, IndexWidth, LodIndices, PartGeometry, PartMaterial,
+    PixelFormat, TextureLevels, VERTEX_STRIDE,
 };
+use impostor::GpuImpostor;
 pub use pipelines::INSTANCE_STRIDE;
 
 use bucket::BucketBounds;
 pub use cull::LightReach;
-use cull::{Frustum, Instances, VisibleList};
+use cull::{Band, BucketSlots, Frustum, Instances, VisibleList};
 use pipelines::Pipelines;
 pub use upload::TextureUpload;
 use upload::{BindingTexture, DefaultTextures, GpuPart};
 
 use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropKey};
+use sylva_lod::{LodController, LodFades};
 
 use crate::convert;
 
@@ -44,11 +47,14 @@ use crate::convert;
 pub struct DrawStats {
     /// Instanced draws: one per bucket with an instance in view.
     pub draw_calls: usize,
-    /// Instances drawn: those in view.
+    /// Instances in view (each once, at its bucket's level).
     pub instances: usize,
+    /// Instances drawn a second time, at the neighbouring level they are fading with
+    /// across a band edge (dithered transitions).
+    pub faded_instances: usize,
     /// Instances in the buckets of loaded props, seen or not.
     pub instances_in_buckets: usize,
-    /// Triangles drawn by the camera's view.
+    /// Triangles drawn by the camera's view, both levels of fading instances counted.
     pub triangles: u64,
     /// Instances per LOD level.
     pub instances_per_lod: Vec<usize>,
@@ -66,6 +72,50 @@ pub struct DrawStats {
     pub index_bytes: u64,
 }
 
+/// A loaded prop on the GPU.
+struct GpuProp {
+    parts: Vec<GpuPart>,
+    /// Drawn for its bucket level past the last mesh LOD, where it has one.
+    impostor: Option<GpuImpostor>,
+}
+
+impl GpuProp {
+    fn texture_keys(&self) -> impl Iterator<Item = [u8; 32]> + '_ {
+        let parts = self
+            .parts
+            .iter()
+            .flat_map(|p| p.texture_keys.iter().copied());
+        parts.chain(self.impostor.iter().flat_map(|i| i.texture_keys))
+    }
+}
+
+/// What one bucket draws with.
+#[derive(Clone, Copy)]
+enum Drawn<'a> {
+    Mesh {
+        part: &'a GpuPart,
+        lod: &'a upload::GpuLod,
+    },
+    Impostor(&'a GpuImpostor),
+}
+
+impl Drawn<'_> {
+    /// Its bounding sphere in prop space.
+    fn bounds(&self) -> cull::Sphere {
+        match self {
+            Drawn::Mesh { part, .. } => part.bounds,
+            Drawn::Impostor(impostor) => impostor.bounds,
+        }
+    }
+
+    fn triangles(&self) -> u64 {
+        match self {
+            Drawn::Mesh { lod, .. } => u64::from(lod.count / 3),
+            Drawn::Impostor(_) => 2,
+        }
+    }
+}
+
 struct ShadowCamera {
     uniform: Buffer,
     bind_group: BindGroup,
@@ -81,7 +131,7 @@ pub struct PropsRenderer {
     texture_upload: TextureUpload,
     /// One GPU texture per texture key, while a loaded part uses it.
     textures: BTreeMap<[u8; 32], BindingTexture>,
-    props: BTreeMap<PropKey, Vec<GpuPart>>,
+    props: BTreeMap<PropKey, GpuProp>,
     buckets: BTreeMap<BucketKey, BucketBounds>,
     shadow_cameras: Vec<ShadowCamera>,
     /// Visible slots per view: the camera first, then each directional light.
@@ -90,12 +140,22 @@ pub struct PropsRenderer {
     /// with the same views and nothing changed since (no bucket, no prop) draws those
     /// lists again, whose compact buffers still hold their instances.
     culled: Option<(CullViews, DrawStats)>,
+    /// How levels cross-fade across band edges.
+    fades: LodFades,
+    /// Per bucket of the prop being culled and per view, its culled slots (kept for
+    /// their allocations).
+    scratch: Vec<BucketSlots>,
+    /// Every bucket level of the loaded props at the last cull, drawn where a view has
+    /// instances for it.
+    draw_keys: Vec<BucketKey>,
 }
 
 /// The views a cull was made for.
 #[derive(Clone, Debug, PartialEq)]
 struct CullViews {
     camera: glam::Mat4,
+    eye: glam::Vec3,
+    fades: LodFades,
     lights: Vec<glam::Mat4>,
     reach: Vec<LightReach>,
 }
@@ -124,21 +184,36 @@ impl PropsRenderer {
             shadow_cameras: Vec::new(),
             views: Vec::new(),
             culled: None,
+            fades: LodController::default().fades().clone(),
+            scratch: Vec::new(),
+            draw_keys: Vec::new(),
         }
     }
 
-    /// Uploads (or replaces, for hot reload) a prop's parts. Buckets are untouched:
-    /// instances of the prop draw with the new geometry from the next frame on.
+    /// Uploads (or replaces, for hot reload) a prop's parts and its impostor. Buckets
+    /// are untouched: instances of the prop draw with the new geometry from the next
+    /// frame on. The registry's shape of the prop should say `impostor` exactly when
+    /// one is given here, whose level is then the one after the fewest LODs any part
+    /// has; without one, the impostor level's bucket draws part 0's coarsest LOD.
     pub fn set_prop(
         &mut self,
         renderer: &Renderer,
         prop: PropKey,
         parts: &[PartGeometry],
+        impostor: Option<&ImpostorGeometry>,
     ) -> Result<(), GeometryError> {
         for (index, part) in parts.iter().enumerate() {
             part.validate(index)?;
         }
-        for texture in parts.iter().flat_map(|p| p.material.textures()) {
+        if let Some(impostor) = impostor {
+            impostor.validate(parts.len())?;
+        }
+        let impostor_atlases = impostor.iter().flat_map(|i| [i.albedo, i.normal]);
+        for texture in parts
+            .iter()
+            .flat_map(|p| p.material.textures())
+            .chain(impostor_atlases)
+        {
             self.textures
                 .entry(texture.key)
                 .or_insert_with(|| BindingTexture::upload(renderer, texture, self.texture_upload));
@@ -156,7 +231,22 @@ impl PropsRenderer {
                 )
             })
             .collect();
-        self.props.insert(prop, gpu);
+        let impostor = impostor.map(|impostor| {
+            GpuImpostor::upload(
+                renderer,
+                &self.pipelines,
+                &self.sampler,
+                &self.textures,
+                impostor,
+            )
+        });
+        self.props.insert(
+            prop,
+            GpuProp {
+                parts: gpu,
+                impostor,
+            },
+        );
         self.culled = None;
         self.release_unused_textures();
         Ok(())
@@ -168,6 +258,15 @@ impl PropsRenderer {
         self.props.remove(&prop);
         self.culled = None;
         self.release_unused_textures();
+    }
+
+    /// How levels cross-fade across band edges from the next frame on: the LOD
+    /// controller's (`World::lod_fades`), or [`LodFades::hard`] for hard switches.
+    pub fn set_lod_fades(&mut self, fades: LodFades) {
+        if fades != self.fades {
+            self.fades = fades;
+            self.culled = None;
+        }
     }
 
     /// How block-compressed textures are uploaded from now on (by default as the
@@ -191,8 +290,7 @@ impl PropsRenderer {
         let used: BTreeSet<[u8; 32]> = self
             .props
             .values()
-            .flatten()
-            .flat_map(|p| p.texture_keys.iter().copied())
+            .flat_map(GpuProp::texture_keys)
             .collect();
         // The bind groups of replaced parts went with them; nothing else holds these.
         self.textures.retain(|key, _| used.contains(key));
@@ -236,7 +334,7 @@ impl PropsRenderer {
 
     /// Bytes of vertex and index data on the GPU.
     fn memory(&self) -> (u64, u64) {
-        let parts = self.props.values().flatten();
+        let parts = self.props.values().flat_map(|p| &p.parts);
         let vertex = parts.clone().map(|p| p.vertex_bytes).sum();
         let index = parts.flat_map(|p| &p.lods).map(|l| l.index_bytes).sum();
         (vertex, index)
@@ -244,7 +342,9 @@ impl PropsRenderer {
 
     /// Readies a frame: the shadow cameras, and the instances each view draws, culled
     /// by bounding sphere against `registry`'s transforms (the buckets' bounds follow
-    /// them through [`Self::sync`]) and written to each view's instance buffer:
+    /// them through [`Self::sync`]) and written to each view's instance buffer (with
+    /// the placements across a band edge, as distance from `eye` says, in the draws of
+    /// both levels, fading):
     /// those the camera at `view_proj` sees, and for every directional light those
     /// inside its shadow box whose shadow can fall into the camera's view (as far as
     /// `light_reach[i]` says light `i`'s shadows go; a light without one keeps its
@@ -257,11 +357,14 @@ impl PropsRenderer {
         ready: &ReadyData,
         registry: &PlacementRegistry,
         view_proj: glam::Mat4,
+        eye: glam::Vec3,
         light_reach: &[LightReach],
     ) -> DrawStats {
         self.prepare_shadows(renderer, ready);
         let for_views = CullViews {
             camera: view_proj,
+            eye,
+            fades: self.fades.clone(),
             lights: ready
                 .directional_light_cameras
                 .iter()
@@ -294,57 +397,124 @@ impl PropsRenderer {
             index_bytes,
             ..DrawStats::default()
         };
-        for (key, part, lod, bucket) in drawable(&self.props, &self.buckets) {
-            let Some(transforms) = registry.bucket(key).map(|b| b.transforms()) else {
+        let mut culled = std::mem::take(&mut self.scratch);
+        self.draw_keys.clear();
+        for (&prop_key, gpu) in &self.props {
+            let Ok(Some(shape)) = registry.prop_shape(prop_key) else {
                 continue;
             };
-            // The GPU copy holds the first `count` slots; never list a slot beyond it.
-            let transforms = &transforms[..bucket.count.min(transforms.len())];
-            stats.instances_in_buckets += transforms.len();
-            let (seen, shadows) = self.views.split_at_mut(1);
-            let instances = Instances {
-                transforms,
-                blocks: &bucket.blocks,
-                part: part.bounds,
-            };
-            seen[0].slots.add_bucket(
-                key,
-                &instances,
-                |c, r| camera.intersects_sphere(c, r),
-                |c, r| camera.contains_sphere(c, r),
-            );
-            for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
-                view.slots.add_bucket(
-                    key,
+            // Every bucket level of the shape, empty ones too: a placement fading into a
+            // level no placement is at yet is drawn by that level's draw.
+            let prop: Vec<(BucketKey, Drawn, Option<&BucketBounds>)> = (0..shape.levels())
+                .flat_map(|lod| {
+                    (0..shape.parts_at(lod)).map(move |part| BucketKey {
+                        prop: prop_key,
+                        part,
+                        lod,
+                    })
+                })
+                .filter_map(|key| {
+                    let bucket = self.buckets.get(&key).filter(|b| b.count > 0);
+                    Some((key, drawn(gpu, key)?, bucket))
+                })
+                .collect();
+            self.draw_keys.extend(prop.iter().map(|entry| entry.0));
+            culled.resize_with(prop.len() * views, BucketSlots::default);
+            for (index, (key, drawn, bucket)) in prop.iter().enumerate() {
+                let transforms = registry.bucket(*key).map(|b| b.transforms());
+                let (Some(transforms), Some(bucket)) = (transforms, bucket) else {
+                    culled[index * views..(index + 1) * views]
+                        .iter_mut()
+                        .for_each(BucketSlots::clear);
+                    continue;
+                };
+                // The GPU copy holds the first `count` slots; never list a slot beyond it.
+                let transforms = &transforms[..bucket.count.min(transforms.len())];
+                stats.instances_in_buckets += transforms.len();
+                let instances = Instances {
+                    transforms,
+                    blocks: &bucket.blocks,
+                    part: drawn.bounds(),
+                };
+                let band = Band {
+                    eye,
+                    fades: &self.fades,
+                    level: key.lod,
+                    levels: shape.levels(),
+                };
+                let (seen, shadows) = culled[index * views..(index + 1) * views].split_at_mut(1);
+                seen[0].cull(
                     &instances,
-                    |c, r| {
-                        frustum.intersects_sphere(c, r)
-                            && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
-                    },
-                    |c, r| {
-                        frustum.contains_sphere(c, r)
-                            && light.is_none_or(|l| camera.holds_shadows_of_all(c, r, l))
-                    },
+                    &band,
+                    |c, r| camera.intersects_sphere(c, r),
+                    |c, r| camera.contains_sphere(c, r),
                 );
-            }
-            if let Some(seen) = self.views[0].range(&key) {
-                let count = seen.len();
-                stats.draw_calls += 1;
-                stats.instances += count;
-                stats.triangles += count as u64 * u64::from(lod.count / 3);
                 let level = usize::from(key.lod);
                 if stats.instances_per_lod.len() <= level {
                     stats.instances_per_lod.resize(level + 1, 0);
                 }
-                stats.instances_per_lod[level] += count;
-            }
-            for light in &self.views[1..views] {
-                if let Some(seen) = light.range(&key) {
-                    stats.shadow_draw_calls += 1;
-                    stats.shadow_instances += seen.len();
+                stats.instances_per_lod[level] += seen[0].len();
+                stats.instances += seen[0].len();
+                for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
+                    view.cull(
+                        &instances,
+                        &band,
+                        |c, r| {
+                            frustum.intersects_sphere(c, r)
+                                && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
+                        },
+                        |c, r| {
+                            frustum.contains_sphere(c, r)
+                                && light.is_none_or(|l| camera.holds_shadows_of_all(c, r, l))
+                        },
+                    );
+                    stats.shadow_instances += view.len();
                 }
             }
+            // The bucket a part draws at `lod`: the impostor is one bucket for all parts.
+            let index_of = |part: u16, lod: u8| {
+                let part = if shape.is_impostor(lod) { 0 } else { part };
+                let key = BucketKey {
+                    part,
+                    lod,
+                    ..prop[0].0
+                };
+                prop.iter()
+                    .position(|entry| entry.0 == key)
+                    .map(|i| (key, i))
+            };
+            for (view, list) in self.views[..views].iter_mut().enumerate() {
+                let slots = |found: Option<(BucketKey, usize)>| {
+                    found.map(|(key, index)| (key, &culled[index * views + view]))
+                };
+                for (index, (key, _, _)) in prop.iter().enumerate() {
+                    let finer = key
+                        .lod
+                        .checked_sub(1)
+                        .and_then(|lod| index_of(key.part, lod));
+                    let coarser = index_of(key.part, key.lod + 1);
+                    list.slots.add_draw(
+                        *key,
+                        &culled[index * views + view],
+                        slots(finer),
+                        slots(coarser),
+                    );
+                }
+            }
+            for (key, drawn, _) in &prop {
+                if let Some(seen) = self.views[0].range(key) {
+                    let count = seen.len();
+                    stats.draw_calls += 1;
+                    stats.faded_instances += count;
+                    stats.triangles += count as u64 * drawn.triangles();
+                }
+                let lights = &self.views[1..views];
+                stats.shadow_draw_calls += lights.iter().filter(|l| l.range(key).is_some()).count();
+            }
         }
+        self.scratch = culled;
+        // Every drawn instance was counted; those drawn once are the instances in view.
+        stats.faded_instances = stats.faded_instances.saturating_sub(stats.instances);
         for view in &mut self.views[..views] {
             stats.uploaded_instances += view.upload(renderer, registry);
         }
@@ -356,17 +526,30 @@ impl PropsRenderer {
         stats
     }
 
-    /// Every non-empty bucket whose part exists, with the part and level to draw.
-    fn drawable(
-        &self,
-    ) -> impl Iterator<Item = (BucketKey, &GpuPart, &upload::GpuLod, &BucketBounds)> {
-        drawable(&self.props, &self.buckets)
+    /// Every bucket level of the loaded props as of the last cull, with what it draws.
+    fn drawable(&self) -> impl Iterator<Item = (BucketKey, Drawn<'_>)> {
+        self.draw_keys.iter().filter_map(|key| {
+            let gpu = self.props.get(&key.prop)?;
+            Some((*key, drawn(gpu, *key)?))
+        })
     }
 
     /// Points each shadow node at its light's camera for this frame.
     fn prepare_shadows(&mut self, renderer: &Renderer, ready: &ReadyData) {
         for (index, camera) in ready.directional_light_cameras.iter().enumerate() {
-            let view_proj = convert::from_mat4(camera.view_proj()).to_cols_array();
+            let view_proj = convert::from_mat4(camera.view_proj());
+            // The view's third row is its forward axis in a left-handed frame (negated in
+            // a right-handed one); the light comes from the other way.
+            let forward = convert::from_mat4(camera.view()).row(2).truncate();
+            let toward_light = match renderer.handedness {
+                rend3::types::Handedness::Left => -forward,
+                rend3::types::Handedness::Right => forward,
+            }
+            .normalize_or_zero();
+            let mut uniform = [0.0f32; 20];
+            uniform[..16].copy_from_slice(&view_proj.to_cols_array());
+            uniform[16..19].copy_from_slice(&toward_light.to_array());
+            let view_proj = uniform;
             if let Some(existing) = self.shadow_cameras.get(index) {
                 renderer
                     .queue
@@ -394,21 +577,20 @@ impl PropsRenderer {
     }
 }
 
-/// Every non-empty bucket whose part exists, with the part and level to draw.
-fn drawable<'a>(
-    props: &'a BTreeMap<PropKey, Vec<GpuPart>>,
-    buckets: &'a BTreeMap<BucketKey, BucketBounds>,
-) -> impl Iterator<Item = (BucketKey, &'a GpuPart, &'a upload::GpuLod, &'a BucketBounds)> {
-    buckets
-        .iter()
-        .filter(|(_, b)| b.count > 0)
-        .filter_map(|(key, bucket)| {
-            let part = props.get(&key.prop)?.get(usize::from(key.part))?;
-            // A bucket for a level the new geometry lacks draws the coarsest it has.
-            let lod = part
-                .lods
-                .get(usize::from(key.lod))
-                .or_else(|| part.lods.last())?;
-            Some((*key, part, lod, bucket))
-        })
+/// What bucket `key` of a loaded prop draws with: the impostor for part 0's bucket at
+/// the level past the fewest LODs any part has, when the prop has one; else the part's
+/// LOD, or its coarsest when the geometry has fewer.
+fn drawn(prop: &GpuProp, key: BucketKey) -> Option<Drawn<'_>> {
+    let mesh_levels = prop.parts.iter().map(|p| p.lods.len()).min()?;
+    if let Some(impostor) = &prop.impostor {
+        if key.part == 0 && usize::from(key.lod) == mesh_levels {
+            return Some(Drawn::Impostor(impostor));
+        }
+    }
+    let part = prop.parts.get(usize::from(key.part))?;
+    let lod = part
+        .lods
+        .get(usize::from(key.lod))
+        .or_else(|| part.lods.last())?;
+    Some(Drawn::Mesh { part, lod })
 }

@@ -8,7 +8,8 @@ use rend3::graph::{
 use wgpu::{BindGroup, Color, RenderPass};
 
 use super::pipelines::INSTANCE_STRIDE;
-use super::PropsRenderer;
+use super::upload::GpuPart;
+use super::{Drawn, PropsRenderer};
 
 impl PropsRenderer {
     /// Draws every bucket into the HDR colour and depth targets; add it after rend3's
@@ -45,7 +46,10 @@ impl PropsRenderer {
                 let rpass = encoder_or_pass.get_rpass(rpass);
                 let uniforms = graph_data.get_data(temps, uniforms).unwrap();
                 rpass.set_bind_group(0, uniforms, &[]);
-                this.draw(rpass, 0, |part| this.pipelines.forward(part.pipeline));
+                this.draw(rpass, 0, |part| match part {
+                    Some(part) => this.pipelines.forward(part.pipeline),
+                    None => this.pipelines.impostor_forward(),
+                });
             },
         );
     }
@@ -74,36 +78,49 @@ impl PropsRenderer {
                 let camera = pt.get(camera);
                 let rpass = encoder_or_pass.get_rpass(rpass);
                 rpass.set_bind_group(0, camera, &[]);
-                this.draw(rpass, 1 + index, |part| {
-                    this.pipelines.shadow(part.pipeline.masked)
+                this.draw(rpass, 1 + index, |part| match part {
+                    Some(part) => this.pipelines.shadow(part.pipeline.masked),
+                    None => this.pipelines.impostor_shadow(),
                 });
             },
         );
     }
 
     /// One instanced draw per bucket with instances in view `view` (0: the camera,
-    /// 1 + i: light i), from the view's compact instance buffer.
+    /// 1 + i: light i), from the view's compact instance buffer, with the pipeline
+    /// `pipeline_of` a mesh part (or, for `None`, an impostor) draws with.
     fn draw<'pass>(
         &'pass self,
         rpass: &mut RenderPass<'pass>,
         view: usize,
-        pipeline_of: impl Fn(&'pass super::upload::GpuPart) -> &'pass wgpu::RenderPipeline,
+        pipeline_of: impl Fn(Option<&'pass GpuPart>) -> &'pass wgpu::RenderPipeline,
     ) {
         let Some(list) = self.views.get(view) else {
             return;
         };
-        for (key, part, lod, _) in self.drawable() {
+        for (key, drawn) in self.drawable() {
             let Some(seen) = list.range(&key) else {
                 continue;
             };
             let bytes =
                 u64::from(seen.start) * INSTANCE_STRIDE..u64::from(seen.end) * INSTANCE_STRIDE;
-            rpass.set_pipeline(pipeline_of(part));
-            rpass.set_bind_group(1, &part.material, &[]);
-            rpass.set_vertex_buffer(0, part.vertices.slice(..));
-            rpass.set_vertex_buffer(1, list.buffer().slice(bytes));
-            rpass.set_index_buffer(lod.indices.slice(..), lod.format);
-            rpass.draw_indexed(0..lod.count, 0, 0..seen.len() as u32);
+            let instances = 0..seen.len() as u32;
+            match drawn {
+                Drawn::Mesh { part, lod } => {
+                    rpass.set_pipeline(pipeline_of(Some(part)));
+                    rpass.set_bind_group(1, &part.material, &[]);
+                    rpass.set_vertex_buffer(0, part.vertices.slice(..));
+                    rpass.set_vertex_buffer(1, list.buffer().slice(bytes));
+                    rpass.set_index_buffer(lod.indices.slice(..), lod.format);
+                    rpass.draw_indexed(0..lod.count, 0, instances);
+                }
+                Drawn::Impostor(impostor) => {
+                    rpass.set_pipeline(pipeline_of(None));
+                    rpass.set_bind_group(1, &impostor.bind_group, &[]);
+                    rpass.set_vertex_buffer(0, list.buffer().slice(bytes));
+                    rpass.draw(0..4, instances);
+                }
+            }
         }
     }
 }

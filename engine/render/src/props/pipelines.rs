@@ -87,6 +87,45 @@ fn material_layout_entries() -> [BindGroupLayoutEntry; 7] {
     ]
 }
 
+/// Bytes of an impostor's uniform: its sphere, then grid, cell texels, levels and alpha
+/// cutoff.
+pub const IMPOSTOR_UNIFORM_SIZE: u64 = 32;
+
+/// The impostor bind group: the uniform (both stages), the albedo atlas 1, the sampler 2
+/// and the normal atlas 3.
+fn impostor_layout_entries() -> [BindGroupLayoutEntry; 4] {
+    let texture = |binding| BindGroupLayoutEntry {
+        binding,
+        visibility: ShaderStages::FRAGMENT,
+        ty: BindingType::Texture {
+            sample_type: TextureSampleType::Float { filterable: true },
+            view_dimension: TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    };
+    [
+        BindGroupLayoutEntry {
+            binding: 0,
+            visibility: ShaderStages::VERTEX_FRAGMENT,
+            ty: BindingType::Buffer {
+                ty: BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: NonZeroU64::new(IMPOSTOR_UNIFORM_SIZE),
+            },
+            count: None,
+        },
+        texture(1),
+        BindGroupLayoutEntry {
+            binding: 2,
+            visibility: ShaderStages::FRAGMENT,
+            ty: BindingType::Sampler(SamplerBindingType::Filtering),
+            count: None,
+        },
+        texture(3),
+    ]
+}
+
 /// The shared vertex buffer read for `attributes`, then the instance buffer.
 fn vertex_buffers(attributes: &'static [VertexAttribute]) -> [VertexBufferLayout<'static>; 2] {
     [
@@ -112,11 +151,14 @@ pub struct PipelineKey {
 
 pub struct Pipelines {
     pub material_layout: BindGroupLayout,
+    pub impostor_layout: BindGroupLayout,
     pub shadow_camera_layout: BindGroupLayout,
     /// Indexed by `masked as usize * 2 + double_sided as usize`.
     forward: [RenderPipeline; 4],
     shadow_opaque: RenderPipeline,
     shadow_masked: RenderPipeline,
+    impostor_forward: RenderPipeline,
+    impostor_shadow: RenderPipeline,
 }
 
 impl Pipelines {
@@ -134,10 +176,15 @@ impl Pipelines {
                 ty: BindingType::Buffer {
                     ty: BufferBindingType::Uniform,
                     has_dynamic_offset: false,
-                    min_binding_size: NonZeroU64::new(64),
+                    // The light's view-projection, then the unit vector towards it.
+                    min_binding_size: NonZeroU64::new(80),
                 },
                 count: None,
             }],
+        });
+        let impostor_layout = device.create_bind_group_layout(&BindGroupLayoutDescriptor {
+            label: Some("prop impostor"),
+            entries: &impostor_layout_entries(),
         });
         let module = |label, source: &'static str| {
             device.create_shader_module(&ShaderModuleDescriptor {
@@ -145,8 +192,38 @@ impl Pipelines {
                 source: ShaderSource::Wgsl(Cow::Borrowed(source)),
             })
         };
-        let forward_module = module("props", include_str!("props.wgsl"));
-        let shadow_module = module("props shadow", include_str!("props_shadow.wgsl"));
+        let forward_module = module(
+            "props",
+            concat!(
+                include_str!("dither.wgsl"),
+                include_str!("frame.wgsl"),
+                include_str!("props.wgsl")
+            ),
+        );
+        let impostor_module = module(
+            "prop impostors",
+            concat!(
+                include_str!("dither.wgsl"),
+                include_str!("frame.wgsl"),
+                include_str!("impostor_atlas.wgsl"),
+                include_str!("impostor.wgsl")
+            ),
+        );
+        let impostor_shadow_module = module(
+            "prop impostor shadows",
+            concat!(
+                include_str!("dither.wgsl"),
+                include_str!("impostor_atlas.wgsl"),
+                include_str!("impostor_shadow.wgsl")
+            ),
+        );
+        let shadow_module = module(
+            "props shadow",
+            concat!(
+                include_str!("dither.wgsl"),
+                include_str!("props_shadow.wgsl")
+            ),
+        );
         let forward_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: Some("props forward"),
             bind_group_layouts: &[&interfaces.forward_uniform_bgl, &material_layout],
@@ -155,6 +232,16 @@ impl Pipelines {
         let shadow_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
             label: Some("props shadow"),
             bind_group_layouts: &[&shadow_camera_layout, &material_layout],
+            push_constant_ranges: &[],
+        });
+        let impostor_forward_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: Some("prop impostors"),
+            bind_group_layouts: &[&interfaces.forward_uniform_bgl, &impostor_layout],
+            push_constant_ranges: &[],
+        });
+        let impostor_shadow_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
+            label: Some("prop impostor shadows"),
+            bind_group_layouts: &[&shadow_camera_layout, &impostor_layout],
             push_constant_ranges: &[],
         });
         let front_face = match renderer.handedness {
@@ -197,9 +284,30 @@ impl Pipelines {
                 front_face,
                 true,
             ),
+            impostor_forward: impostor_pipeline(
+                renderer,
+                &impostor_forward_layout,
+                &impostor_module,
+                ImpostorPass::Forward,
+            ),
+            impostor_shadow: impostor_pipeline(
+                renderer,
+                &impostor_shadow_layout,
+                &impostor_shadow_module,
+                ImpostorPass::Shadow,
+            ),
             material_layout,
+            impostor_layout,
             shadow_camera_layout,
         }
+    }
+
+    pub fn impostor_forward(&self) -> &RenderPipeline {
+        &self.impostor_forward
+    }
+
+    pub fn impostor_shadow(&self) -> &RenderPipeline {
+        &self.impostor_shadow
     }
 
     pub fn forward(&self, key: PipelineKey) -> &RenderPipeline {
@@ -317,10 +425,96 @@ fn shadow_pipeline(
                 },
             }),
             multisample: MultisampleState::default(),
-            fragment: masked.then_some(FragmentState {
+            // Both discard: masked casters by alpha and fade, opaque ones by fade.
+            fragment: Some(FragmentState {
                 module,
-                entry_point: "fs_shadow_masked",
+                entry_point: if masked {
+                    "fs_shadow_masked"
+                } else {
+                    "fs_shadow"
+                },
                 targets: &[],
+            }),
+            multiview: None,
+        })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ImpostorPass {
+    Forward,
+    Shadow,
+}
+
+/// Impostor quads: four strip vertices per instance made in the vertex shader from the
+/// instance alone (no vertex buffer), both sides drawn.
+fn impostor_pipeline(
+    renderer: &Renderer,
+    layout: &PipelineLayout,
+    module: &ShaderModule,
+    pass: ImpostorPass,
+) -> RenderPipeline {
+    let buffers = [VertexBufferLayout {
+        array_stride: INSTANCE_STRIDE,
+        step_mode: VertexStepMode::Instance,
+        attributes: &INSTANCE_ATTRIBUTES,
+    }];
+    let shadow = pass == ImpostorPass::Shadow;
+    let targets = [ColorTargetState {
+        format: TextureFormat::Rgba16Float,
+        blend: None,
+        write_mask: ColorWrites::ALL,
+    }];
+    renderer
+        .device
+        .create_render_pipeline(&RenderPipelineDescriptor {
+            label: Some(if shadow {
+                "prop impostor shadows"
+            } else {
+                "prop impostors"
+            }),
+            layout: Some(layout),
+            vertex: VertexState {
+                module,
+                entry_point: if shadow {
+                    "vs_impostor_shadow"
+                } else {
+                    "vs_impostor"
+                },
+                buffers: &buffers,
+            },
+            primitive: PrimitiveState {
+                topology: PrimitiveTopology::TriangleStrip,
+                strip_index_format: None,
+                front_face: FrontFace::Ccw,
+                cull_mode: None,
+                unclipped_depth: false,
+                polygon_mode: wgpu::PolygonMode::Fill,
+                conservative: false,
+            },
+            depth_stencil: Some(DepthStencilState {
+                format: TextureFormat::Depth32Float,
+                depth_write_enabled: true,
+                depth_compare: CompareFunction::GreaterEqual,
+                stencil: StencilState::default(),
+                bias: if shadow {
+                    DepthBiasState {
+                        constant: -2,
+                        slope_scale: -2.0,
+                        clamp: 0.0,
+                    }
+                } else {
+                    DepthBiasState::default()
+                },
+            }),
+            multisample: MultisampleState::default(),
+            fragment: Some(FragmentState {
+                module,
+                entry_point: if shadow {
+                    "fs_impostor_shadow"
+                } else {
+                    "fs_impostor"
+                },
+                targets: if shadow { &[] } else { &targets },
             }),
             multiview: None,
         })

@@ -1,48 +1,7 @@
 // Instanced props in rend3's forward pass, shaded with rend3-routine's PBR model (its
 // BRDF, sun, shadow filter and ambient floor) so a prop and the same mesh drawn as a
 // rend3 object look alike. Group 0 is rend3-routine's forward uniform bind group
-// (samplers, frame uniforms, directional lights, shadow maps); group 1 is the part's
-// material. Old WGSL dialect (naga 0.8).
-
-struct Plane {
-    inner: vec4<f32>;
-};
-
-struct Frustum {
-    left: Plane;
-    right: Plane;
-    top: Plane;
-    bottom: Plane;
-    near: Plane;
-};
-
-struct UniformData {
-    view: mat4x4<f32>;
-    view_proj: mat4x4<f32>;
-    origin_view_proj: mat4x4<f32>;
-    inv_view: mat4x4<f32>;
-    inv_view_proj: mat4x4<f32>;
-    inv_origin_view_proj: mat4x4<f32>;
-    frustum: Frustum;
-    ambient: vec4<f32>;
-};
-
-struct UniformBuffer {
-    uniforms: UniformData;
-};
-
-struct DirectionalLight {
-    view_proj: mat4x4<f32>;
-    color: vec3<f32>;
-    direction: vec3<f32>;
-    offset: vec2<f32>;
-    size: f32;
-};
-
-struct DirectionalLightBuffer {
-    count: u32;
-    lights: [[stride(112)]] array<DirectionalLight>;
-};
+// (frame.wgsl); group 1 is the part's material. Old WGSL dialect (naga 0.8).
 
 struct Material {
     base_color: vec4<f32>;
@@ -53,15 +12,6 @@ struct Material {
     // alpha cutoff, 1 when there is a normal map, unused, unused.
     flags: vec4<f32>;
 };
-
-[[group(0), binding(2)]]
-var shadow_sampler: sampler_comparison;
-[[group(0), binding(3)]]
-var<uniform> frame: UniformBuffer;
-[[group(0), binding(4)]]
-var<storage, read> lights: DirectionalLightBuffer;
-[[group(0), binding(5)]]
-var shadow_maps: texture_depth_2d_array;
 
 [[group(1), binding(0)]]
 var<uniform> material: Material;
@@ -97,13 +47,15 @@ struct VertexOutput {
     [[location(2)]] uv: vec2<f32>;
     [[location(3)]] color: vec4<f32>;
     [[location(4)]] tangent: vec4<f32>;
+    [[location(5), interpolate(flat)]] fade: f32;
 };
 
 [[stage(vertex)]]
 fn vs_main(v: VertexInput) -> VertexOutput {
-    let model = mat4x4<f32>(v.model0, v.model1, v.model2, v.model3);
+    let model = placement(v.model0, v.model1, v.model2, v.model3);
     let world = model * vec4<f32>(v.position, 1.0);
     var out: VertexOutput;
+    out.fade = v.model0.w;
     out.clip = frame.uniforms.view_proj * world;
     out.world = world.xyz;
     // Placements scale uniformly, so the model matrix itself carries normals and
@@ -114,26 +66,6 @@ fn vs_main(v: VertexInput) -> VertexOutput {
     out.color = v.color;
     return out;
 }
-
-// rend3's five-tap PCF over light `index`'s layer of the shadow array.
-fn sunlight(index: u32, world: vec3<f32>) -> f32 {
-    let clip = lights.lights[index].view_proj * vec4<f32>(world, 1.0);
-    let ndc = clip.xyz / clip.w;
-    let flipped = ndc.xy * 0.5 + vec2<f32>(0.5, 0.5);
-    let coords = vec2<f32>(flipped.x, 1.0 - flipped.y);
-    if (coords.x < 0.0 || coords.x > 1.0 || coords.y < 0.0 || coords.y > 1.0 || ndc.z < -1.0 || ndc.z > 1.0) {
-        return 1.0;
-    }
-    let layer = i32(index);
-    var lit: f32 = textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z);
-    lit = lit + textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z, vec2<i32>(0, 1));
-    lit = lit + textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z, vec2<i32>(0, -1));
-    lit = lit + textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z, vec2<i32>(1, 0));
-    lit = lit + textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z, vec2<i32>(-1, 0));
-    return lit * 0.2;
-}
-
-let PI: f32 = 3.14159265;
 
 // The shading normal: the interpolated normal, bent by the normal map through the
 // tangent frame (glTF: bitangent = cross(normal, tangent) × w; Z rebuilt from X and Y,
@@ -181,7 +113,7 @@ fn fs_main(in: VertexOutput, [[builtin(front_facing)]] front: bool) -> [[locatio
     let ao = textureSample(occlusion_texture, material_sampler, in.uv).r;
     let glow = textureSample(emissive_texture, material_sampler, in.uv).rgb;
     let albedo = material.base_color * in.color * base;
-    if (albedo.a < material.flags.x) {
+    if (albedo.a < material.flags.x || faded_out(in.fade, in.clip.xy)) {
         discard;
     }
     let n = shading_normal(in, front, map);

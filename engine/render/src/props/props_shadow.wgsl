@@ -3,6 +3,8 @@
 
 struct ShadowCamera {
     view_proj: mat4x4<f32>;
+    // xyz: the unit vector towards the light.
+    toward_light: vec4<f32>;
 };
 
 struct Material {
@@ -31,14 +33,29 @@ struct Instance {
 };
 
 fn shadow_clip(position: vec3<f32>, i: Instance) -> vec4<f32> {
-    let model = mat4x4<f32>(i.model0, i.model1, i.model2, i.model3);
+    let model = placement(i.model0, i.model1, i.model2, i.model3);
     return camera.view_proj * model * vec4<f32>(position, 1.0);
 }
 
-// Opaque casters: positions only.
+struct OpaqueOutput {
+    [[builtin(position)]] clip: vec4<f32>;
+    [[location(0), interpolate(flat)]] fade: f32;
+};
+
+// Opaque casters: positions only, and the fade.
 [[stage(vertex)]]
-fn vs_shadow([[location(0)]] position: vec3<f32>, instance: Instance) -> [[builtin(position)]] vec4<f32> {
-    return shadow_clip(position, instance);
+fn vs_shadow([[location(0)]] position: vec3<f32>, instance: Instance) -> OpaqueOutput {
+    var out: OpaqueOutput;
+    out.clip = shadow_clip(position, instance);
+    out.fade = instance.model0.w;
+    return out;
+}
+
+[[stage(fragment)]]
+fn fs_shadow(in: OpaqueOutput) {
+    if (faded_out(in.fade, in.clip.xy)) {
+        discard;
+    }
 }
 
 struct MaskedVertex {
@@ -51,6 +68,7 @@ struct VertexOutput {
     [[builtin(position)]] clip: vec4<f32>;
     [[location(0)]] uv: vec2<f32>;
     [[location(1)]] alpha: f32;
+    [[location(2), interpolate(flat)]] fade: f32;
 };
 
 [[stage(vertex)]]
@@ -59,13 +77,14 @@ fn vs_shadow_masked(v: MaskedVertex, instance: Instance) -> VertexOutput {
     out.clip = shadow_clip(v.position, instance);
     out.uv = v.uv;
     out.alpha = v.color.a;
+    out.fade = instance.model0.w;
     return out;
 }
 
 [[stage(fragment)]]
 fn fs_shadow_masked(in: VertexOutput) {
     let alpha = material.base_color.a * in.alpha * textureSample(base_color_texture, material_sampler, in.uv).a;
-    if (alpha < material.flags.x) {
+    if (alpha < material.flags.x || faded_out(in.fade, in.clip.xy)) {
         discard;
     }
 }

@@ -1,0 +1,73 @@
+// rend3-routine's forward frame interface (group 0: samplers, frame uniforms,
+// directional lights, shadow maps) and its sun with PCF shadows, shared by the props
+// and impostor forward shaders (prepended to each). Old WGSL dialect (naga 0.8).
+
+struct Plane {
+    inner: vec4<f32>;
+};
+
+struct Frustum {
+    left: Plane;
+    right: Plane;
+    top: Plane;
+    bottom: Plane;
+    near: Plane;
+};
+
+struct UniformData {
+    view: mat4x4<f32>;
+    view_proj: mat4x4<f32>;
+    origin_view_proj: mat4x4<f32>;
+    inv_view: mat4x4<f32>;
+    inv_view_proj: mat4x4<f32>;
+    inv_origin_view_proj: mat4x4<f32>;
+    frustum: Frustum;
+    ambient: vec4<f32>;
+};
+
+struct UniformBuffer {
+    uniforms: UniformData;
+};
+
+struct DirectionalLight {
+    view_proj: mat4x4<f32>;
+    color: vec3<f32>;
+    direction: vec3<f32>;
+    offset: vec2<f32>;
+    size: f32;
+};
+
+struct DirectionalLightBuffer {
+    count: u32;
+    lights: [[stride(112)]] array<DirectionalLight>;
+};
+
+[[group(0), binding(2)]]
+var shadow_sampler: sampler_comparison;
+[[group(0), binding(3)]]
+var<uniform> frame: UniformBuffer;
+[[group(0), binding(4)]]
+var<storage, read> lights: DirectionalLightBuffer;
+[[group(0), binding(5)]]
+var shadow_maps: texture_depth_2d_array;
+
+// rend3's five-tap PCF over light `index`'s layer of the shadow array.
+fn sunlight(index: u32, world: vec3<f32>) -> f32 {
+    let clip = lights.lights[index].view_proj * vec4<f32>(world, 1.0);
+    let ndc = clip.xyz / clip.w;
+    let flipped = ndc.xy * 0.5 + vec2<f32>(0.5, 0.5);
+    let coords = vec2<f32>(flipped.x, 1.0 - flipped.y);
+    if (coords.x < 0.0 || coords.x > 1.0 || coords.y < 0.0 || coords.y > 1.0 || ndc.z < -1.0 || ndc.z > 1.0) {
+        return 1.0;
+    }
+    let layer = i32(index);
+    var lit: f32 = textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z);
+    lit = lit + textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z, vec2<i32>(0, 1));
+    lit = lit + textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z, vec2<i32>(0, -1));
+    lit = lit + textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z, vec2<i32>(1, 0));
+    lit = lit + textureSampleCompareLevel(shadow_maps, shadow_sampler, coords, layer, ndc.z, vec2<i32>(-1, 0));
+    return lit * 0.2;
+}
+
+let PI: f32 = 3.14159265;
+

@@ -1,0 +1,106 @@
+// A prop's impostor in rend3's forward pass: one camera-facing quad per placement
+// around its bounding sphere, each pixel reading the four views nearest the camera's
+// direction (bilinear over the grid) where the pixel's ray crosses each view's picture
+// plane, alpha-tested, lit with the atlas normals by rend3's sun (its shadow map at the
+// depth the atlas gives) and ambient floor like a rough dielectric mesh. Group 0 is
+// rend3-routine's forward interface (frame.wgsl), group 1 the atlas
+// (impostor_atlas.wgsl).
+
+struct Instance {
+    [[location(5)]] model0: vec4<f32>;
+    [[location(6)]] model1: vec4<f32>;
+    [[location(7)]] model2: vec4<f32>;
+    [[location(8)]] model3: vec4<f32>;
+};
+
+struct ImpostorOutput {
+    [[builtin(position)]] clip: vec4<f32>;
+    // The quad's point and the eye, prop space.
+    [[location(0)]] point: vec3<f32>;
+    [[location(1), interpolate(flat)]] eye: vec3<f32>;
+    // Prop space, from the sphere's centre towards the eye: which views to read.
+    [[location(2), interpolate(flat)]] view: vec3<f32>;
+    [[location(3), interpolate(flat)]] model0: vec4<f32>;
+    [[location(4), interpolate(flat)]] model1: vec4<f32>;
+    [[location(5), interpolate(flat)]] model2: vec4<f32>;
+    [[location(6), interpolate(flat)]] model3: vec4<f32>;
+    [[location(7), interpolate(flat)]] fade: f32;
+};
+
+[[stage(vertex)]]
+fn vs_impostor([[builtin(vertex_index)]] index: u32, i: Instance) -> ImpostorOutput {
+    let model = placement(i.model0, i.model1, i.model2, i.model3);
+    let scale = length(model[0].xyz);
+    let centre = (model * vec4<f32>(impostor.sphere.xyz, 1.0)).xyz;
+    let radius = impostor.sphere.w * scale;
+    let eye = frame.uniforms.inv_view[3].xyz;
+    let to_eye = eye - centre;
+    let distance = max(length(to_eye), 1e-3);
+    // The sphere's outline on the plane through its centre, seen in perspective.
+    let grow = distance / sqrt(max(distance * distance - radius * radius, distance * distance / 16.0));
+    let world = quad_corner(index, centre, to_eye / distance, radius * grow);
+    var out: ImpostorOutput;
+    out.clip = frame.uniforms.view_proj * vec4<f32>(world, 1.0);
+    out.point = to_prop(model, world, 1.0);
+    out.eye = to_prop(model, eye, 1.0);
+    out.view = normalize(out.eye - impostor.sphere.xyz);
+    out.model0 = model[0];
+    out.model1 = model[1];
+    out.model2 = model[2];
+    out.model3 = model[3];
+    out.fade = i.model0.w;
+    return out;
+}
+
+[[stage(fragment)]]
+fn fs_impostor(in: ImpostorOutput) -> [[location(0)]] vec4<f32> {
+    let model = mat4x4<f32>(in.model0, in.model1, in.model2, in.model3);
+    let views = views_around(in.view);
+    let dir = in.point - in.eye;
+    let h0 = cell_hit(corner(views.base, 0), in.point, dir);
+    let h1 = cell_hit(corner(views.base, 1), in.point, dir);
+    let h2 = cell_hit(corner(views.base, 2), in.point, dir);
+    let h3 = cell_hit(corner(views.base, 3), in.point, dir);
+    // Every sample first, in uniform control flow.
+    let level = atlas_level(h0.local);
+    let a0 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level);
+    let a1 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level);
+    let a2 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level);
+    let a3 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level);
+    let n0 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level);
+    let n1 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level);
+    let n2 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level);
+    let n3 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level);
+    let coverage = dot(views.weights, vec4<f32>(a0.a, a1.a, a2.a, a3.a));
+    if (coverage < impostor.layout.w || faded_out(in.fade, in.clip.xy)) {
+        discard;
+    }
+    // Each view weighted by what it covers here, so an empty view adds nothing.
+    let w = views.weights * vec4<f32>(a0.a, a1.a, a2.a, a3.a) / coverage;
+    let albedo = a0.rgb * w.x + a1.rgb * w.y + a2.rgb * w.z + a3.rgb * w.w;
+    let bent = (n0.xyz * w.x + n1.xyz * w.y + n2.xyz * w.z + n3.xyz * w.w) * 2.0 - vec3<f32>(1.0, 1.0, 1.0);
+    let r = impostor.sphere.w;
+    let surface = (h0.point + h0.toward * (n0.a * 2.0 - 1.0) * r) * w.x
+        + (h1.point + h1.toward * (n1.a * 2.0 - 1.0) * r) * w.y
+        + (h2.point + h2.toward * (n2.a * 2.0 - 1.0) * r) * w.z
+        + (h3.point + h3.toward * (n3.a * 2.0 - 1.0) * r) * w.w;
+    let world = (model * vec4<f32>(surface, 1.0)).xyz;
+    let n = normalize((model * vec4<f32>(bent, 0.0)).xyz);
+    // The impostor's own shadow is a flat card through its centre facing the sun: looked
+    // up from a sphere's radius towards the sun, its points are never behind it, and
+    // other casters still shade them (the atlas normals shade the prop itself).
+    let lift = r * length(in.model0.xyz);
+    let diffuse = albedo / PI;
+    var color = vec3<f32>(0.0, 0.0, 0.0);
+    var i: u32 = 0u;
+    loop {
+        if (i >= lights.count) {
+            break;
+        }
+        let light = lights.lights[i];
+        let nol = clamp(dot(n, -light.direction), 0.0, 1.0);
+        color = color + diffuse * light.color * nol * sunlight(i, world - light.direction * lift);
+        i = i + 1u;
+    }
+    return vec4<f32>(max(color, frame.uniforms.ambient.rgb * albedo), 1.0);
+}

@@ -1,0 +1,135 @@
+// A prop's impostor atlas (group 1) and how a ray reads it, shared by the impostor's
+// forward and shadow shaders (prepended to each). The layout is sylva-impostor's: cell
+// (column, row) of the `grid × grid` atlas is the orthographic view from the direction
+// its centre maps to on the hemi-octahedral square (`u = x + z`, `v = x − z` after L1
+// normalisation, the border the horizon), `right` horizontal and `up` world up
+// projected; the bounding sphere's diameter fills the cell. Everything here is prop
+// space.
+
+struct Impostor {
+    // The sphere's centre and radius.
+    sphere: vec4<f32>;
+    // Views per side, texels per cell side at level 0, mip levels, alpha cutoff.
+    layout: vec4<f32>;
+};
+
+[[group(1), binding(0)]]
+var<uniform> impostor: Impostor;
+[[group(1), binding(1)]]
+var albedo_atlas: texture_2d<f32>;
+[[group(1), binding(2)]]
+var atlas_sampler: sampler;
+[[group(1), binding(3)]]
+var normal_atlas: texture_2d<f32>;
+
+fn oct_encode(d: vec3<f32>) -> vec2<f32> {
+    let sum = max(abs(d.x) + max(d.y, 0.0) + abs(d.z), 1e-20);
+    let x = d.x / sum;
+    let z = d.z / sum;
+    return vec2<f32>(x + z, x - z);
+}
+
+fn oct_decode(p: vec2<f32>) -> vec3<f32> {
+    let c = clamp(p, vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0));
+    let x = (c.x + c.y) * 0.5;
+    let z = (c.x - c.y) * 0.5;
+    return normalize(vec3<f32>(x, 1.0 - max(abs(c.x), abs(c.y)), z));
+}
+
+// The continuous grid position of direction `d` (cell centres at whole numbers),
+// clamped so that the 2 × 2 cells from its floor are in the grid.
+fn grid_position(d: vec3<f32>) -> vec2<f32> {
+    let grid = impostor.layout.x;
+    let g = (oct_encode(d) + vec2<f32>(1.0, 1.0)) * 0.5 * grid - vec2<f32>(0.5, 0.5);
+    return clamp(g, vec2<f32>(0.0, 0.0), vec2<f32>(grid - 1.0, grid - 1.0));
+}
+
+// Where the ray `origin + t × dir` crosses the picture plane of view `cell`, in the
+// cell's [0, 1]² (x right, y down), and how far in front of the plane the view saw it.
+struct CellHit {
+    local: vec2<f32>;
+    toward: vec3<f32>;
+    point: vec3<f32>;
+};
+
+fn cell_hit(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>) -> CellHit {
+    let grid = impostor.layout.x;
+    let d = oct_decode((cell + vec2<f32>(0.5, 0.5)) / grid * 2.0 - vec2<f32>(1.0, 1.0));
+    // An even grid has no view at the zenith, so h > 0.
+    let h = max(sqrt(d.x * d.x + d.z * d.z), 1e-6);
+    let right = vec3<f32>(-d.z / h, 0.0, d.x / h);
+    let up = vec3<f32>(-d.x * d.y / h, h, -d.y * d.z / h);
+    let centre = impostor.sphere.xyz;
+    let along = dot(dir, d);
+    let t = dot(centre - origin, d) / select(along, -1e-6, abs(along) < 1e-6);
+    let point = origin + dir * t;
+    let q = point - centre;
+    let r = impostor.sphere.w;
+    var hit: CellHit;
+    hit.local = vec2<f32>(0.5 + 0.5 * dot(q, right) / r, 0.5 - 0.5 * dot(q, up) / r);
+    hit.toward = d;
+    hit.point = point;
+    return hit;
+}
+
+// Atlas coordinates of `local` in `cell`, kept half a texel inside the cell at mip
+// `level` so that no tap reads a neighbouring view.
+fn atlas_uv(cell: vec2<f32>, local: vec2<f32>, level: f32) -> vec2<f32> {
+    let texels = impostor.layout.y / exp2(ceil(level));
+    let margin = 0.5 / max(texels, 1.0);
+    let inside = clamp(local, vec2<f32>(margin, margin), vec2<f32>(1.0 - margin, 1.0 - margin));
+    return (cell + inside) / impostor.layout.x;
+}
+
+// The mip level for cell coordinates `local` (texels per pixel, from their screen
+// derivatives; call in uniform control flow).
+fn atlas_level(local: vec2<f32>) -> f32 {
+    let texels = local * impostor.layout.y;
+    let footprint = max(length(dpdx(texels)), length(dpdy(texels)));
+    return clamp(log2(max(footprint, 1e-6)), 0.0, impostor.layout.z - 1.0);
+}
+
+// The four views around `view` (the direction towards the viewer) and their bilinear
+// weights over the grid.
+struct Views {
+    base: vec2<f32>;
+    weights: vec4<f32>;
+};
+
+fn views_around(view: vec3<f32>) -> Views {
+    let g = grid_position(view);
+    let grid = impostor.layout.x;
+    let base = min(floor(g), vec2<f32>(grid - 2.0, grid - 2.0));
+    let f = g - base;
+    var views: Views;
+    views.base = base;
+    views.weights = vec4<f32>((1.0 - f.x) * (1.0 - f.y), f.x * (1.0 - f.y), (1.0 - f.x) * f.y, f.x * f.y);
+    return views;
+}
+
+fn corner(base: vec2<f32>, i: i32) -> vec2<f32> {
+    return base + vec2<f32>(f32(i & 1), f32(i >> 1u));
+}
+
+// World to prop space for a placement that scales uniformly: Rᵀ(p − w·t) / s, `w` 1
+// for a point and 0 for a direction.
+fn to_prop(model: mat4x4<f32>, p: vec3<f32>, w: f32) -> vec3<f32> {
+    let linear = mat3x3<f32>(model[0].xyz, model[1].xyz, model[2].xyz);
+    let scale_sq = dot(model[0].xyz, model[0].xyz);
+    return transpose(linear) * (p - model[3].xyz * w) / scale_sq;
+}
+
+// The quad's corner `index` (a triangle strip) around the sphere of a placement, facing
+// `toward` (a unit world direction), `half` its half size.
+fn quad_corner(index: u32, centre: vec3<f32>, toward: vec3<f32>, half: f32) -> vec3<f32> {
+    var side = cross(toward, vec3<f32>(0.0, 1.0, 0.0));
+    if (length(side) < 1e-4) {
+        side = vec3<f32>(1.0, 0.0, 0.0);
+    }
+    let right = normalize(side);
+    let up = cross(right, toward);
+    let x = f32(index & 1u) * 2.0 - 1.0;
+    let y = f32((index >> 1u) & 1u) * 2.0 - 1.0;
+    return centre + (right * x + up * y) * half;
+}
+
