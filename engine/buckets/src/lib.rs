@@ -7,13 +7,16 @@
 //!   growth) drained by a GPU mirror.
 //! - [`PlacementRegistry`]: placements by id, their props interned to [`PropKey`]s; it
 //!   gives each placed placement an instance in every part bucket of its prop at its
-//!   LOD, keeps pending the placements whose prop is not loaded, and exposes the columns
-//!   the LOD controller scans ([`PlacementRegistry::relevel`]).
+//!   LOD, keeps pending the placements whose prop is not loaded, and re-levels them by
+//!   distance from a camera ([`PlacementRegistry::relevel_by_distance`], which tests
+//!   only the placements of ground cells whose bounds do not prove them staying, against
+//!   a [`DistanceLevels`] rule) or by any rule ([`PlacementRegistry::relevel`]).
 //! - [`BucketChanges`]: what a GPU mirror must reallocate, upload or free.
 //!
 //! Pure CPU data: no GPU types, no IO, no clocks. See ARCHITECTURE.md for the invariants.
 
 mod bucket;
+mod cells;
 mod changes;
 mod dirty;
 mod error;
@@ -24,6 +27,7 @@ mod prop_table;
 mod registry;
 
 pub use bucket::{Bucket, Moved, FIRST_CAPACITY};
+pub use cells::DistanceLevels;
 pub use changes::{BucketChanges, BucketUpdate};
 pub use error::RegistryError;
 pub use prop::{BucketKey, PropKey, PropShape, MAX_LODS};

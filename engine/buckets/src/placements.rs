@@ -1,13 +1,14 @@
 //! The registry's placements, one row each, stored as columns (structure of arrays) and
 //! kept dense by swap-remove.
 //!
-//! The LOD pass reads only `xs`, `ys`, `zs` and `levels`: in columns of their own that is
-//! 13 bytes of memory traffic per placement, instead of striding over whole rows.
+//! The LOD pass reads only positions and `levels`: the positions sit in the rows' ground
+//! cells (`cells.rs`), side by side per cell, and the levels in a column of their own.
 
 use std::collections::HashMap;
 
 use glam::Mat4;
 
+use crate::cells::PlacementCells;
 use crate::PropKey;
 
 #[derive(Debug, Default, Clone)]
@@ -17,18 +18,18 @@ pub(crate) struct PlacementTable {
     /// The placement's own transform: the source every bucket entry is copied from, kept
     /// for placements whose prop is not loaded and for rebuilding after a re-bake.
     pub(crate) transforms: Vec<Mat4>,
-    /// The translation of `transforms`, by column, for the LOD pass.
-    pub(crate) xs: Vec<f32>,
-    pub(crate) ys: Vec<f32>,
-    pub(crate) zs: Vec<f32>,
     /// The distance level the LOD controller last chose; the bucket LOD is this clamped to
     /// the prop's coarsest LOD. Kept for pending placements too, so they arrive at the
-    /// right LOD when their prop loads.
+    /// right LOD when their prop loads. Written only through [`Self::set_level`], which
+    /// keeps `cells`' level bounds.
     pub(crate) levels: Vec<u8>,
     /// The placement's slot in every part bucket of its LOD; meaningful only while its
     /// prop has a shape.
     pub(crate) slots: Vec<u32>,
     index_of_id: HashMap<u64, u32>,
+    /// The rows grouped by where they stand, with the translation of `transforms`, for
+    /// the LOD pass.
+    pub(crate) cells: PlacementCells,
 }
 
 impl PlacementTable {
@@ -48,13 +49,17 @@ impl PlacementTable {
         self.ids.push(id);
         self.props.push(prop);
         self.transforms.push(transform);
-        self.xs.push(translation.x);
-        self.ys.push(translation.y);
-        self.zs.push(translation.z);
         self.levels.push(level);
         self.slots.push(0);
         self.index_of_id.insert(id, index);
+        self.cells.push(index, translation.truncate(), level);
         index
+    }
+
+    /// Sets row `index`'s level and returns the one it had.
+    pub(crate) fn set_level(&mut self, index: u32, level: u8) -> u8 {
+        self.cells.note_level(index, level);
+        std::mem::replace(&mut self.levels[index as usize], level)
     }
 
     /// Removes row `index` by moving the last row into it. Returns true when a row was
@@ -66,11 +71,9 @@ impl PlacementTable {
         self.ids.swap_remove(i);
         self.props.swap_remove(i);
         self.transforms.swap_remove(i);
-        self.xs.swap_remove(i);
-        self.ys.swap_remove(i);
-        self.zs.swap_remove(i);
         self.levels.swap_remove(i);
         self.slots.swap_remove(i);
+        self.cells.swap_remove(index);
         match self.ids.get(i) {
             Some(&moved_id) => {
                 self.index_of_id.insert(moved_id, index);

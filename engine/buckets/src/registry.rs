@@ -4,6 +4,7 @@
 
 use glam::{Mat4, Vec3};
 
+use crate::cells::DistanceLevels;
 use crate::placements::PlacementTable;
 use crate::prop_buckets::PropBuckets;
 use crate::prop_table::PropTable;
@@ -36,6 +37,10 @@ impl InstanceLocation {
 pub struct RelevelStats {
     /// Placements whose level was evaluated (all of them).
     pub evaluated: u32,
+    /// Placements whose distance was computed one by one: all of them for
+    /// [`PlacementRegistry::relevel`]; for [`PlacementRegistry::relevel_by_distance`] the
+    /// members of the cells whose bounds could not prove them staying.
+    pub tested: u32,
     /// Placements whose instances changed buckets. A level change that clamps to the same
     /// LOD (a prop with fewer LODs than bands) or of a pending placement moves nothing.
     pub moved: u32,
@@ -212,7 +217,7 @@ impl PlacementRegistry {
 
     /// One pass over every placement: `choose_level(position, level)` returns the level it
     /// should be at (its current one to stay). Changes are collected first and applied
-    /// after the pass, so the pass itself only streams the position and level columns.
+    /// after the pass, so the pass itself only reads positions and levels.
     ///
     /// Precondition: `choose_level` returns levels below [`MAX_LODS`] (larger ones are
     /// clamped).
@@ -220,19 +225,40 @@ impl PlacementRegistry {
         let mut changes = std::mem::take(&mut self.level_changes);
         changes.clear();
         let table = &self.placements;
-        let columns = table
-            .xs
-            .iter()
-            .zip(&table.ys)
-            .zip(&table.zs)
-            .zip(&table.levels);
-        for (index, (((&x, &y), &z), &level)) in columns.enumerate() {
-            let chosen = choose_level(Vec3::new(x, y, z), level);
+        for (index, position) in table.cells.rows() {
+            let level = table.levels[index as usize];
+            let chosen = choose_level(position, level);
             if chosen != level {
                 debug_assert!(chosen < MAX_LODS, "level {chosen} out of range");
-                changes.push((index as u32, chosen.min(MAX_LODS - 1)));
+                changes.push((index, chosen.min(MAX_LODS - 1)));
             }
         }
+        let evaluated = self.placements.len();
+        self.apply_level_changes(changes, evaluated)
+    }
+
+    /// The LOD pass by distance: every placement goes to `rule.next_level(level, d²)`, `d`
+    /// its distance from `camera`, the same levels [`Self::relevel`] would give with that
+    /// choice. But it computes `d` only for the placements of cells (32 m squares of the
+    /// ground plane, see `cells.rs`) whose distance bounds from `camera` fall outside the
+    /// range `rule.keeps_level` gives for a level a member may be at: a flying camera
+    /// tests the cells around the band edges, not every placement. O(cells) plus the
+    /// placements tested.
+    pub fn relevel_by_distance(
+        &mut self,
+        camera: Vec3,
+        rule: &impl DistanceLevels,
+    ) -> RelevelStats {
+        let mut changes = std::mem::take(&mut self.level_changes);
+        changes.clear();
+        let table = &mut self.placements;
+        let tested = table
+            .cells
+            .relevel(&table.levels, camera, rule, &mut changes);
+        self.apply_level_changes(changes, tested)
+    }
+
+    fn apply_level_changes(&mut self, changes: Vec<(u32, u8)>, tested: u32) -> RelevelStats {
         let mut moved = 0;
         for &(index, level) in &changes {
             moved += u32::from(self.change_level(index, level));
@@ -241,6 +267,7 @@ impl PlacementRegistry {
         self.unevaluated = false;
         RelevelStats {
             evaluated: self.placements.len(),
+            tested,
             moved,
         }
     }
@@ -271,6 +298,13 @@ impl PlacementRegistry {
     /// Placed placements per LOD (index = LOD), e.g. for a HUD histogram. O(1).
     pub fn placed_per_lod(&self) -> [u32; MAX_LODS as usize] {
         self.placed_per_lod
+    }
+
+    /// Placement `id`'s distance level (its bucket LOD before clamping to its prop's
+    /// LODs; kept for pending placements too); `None` if it is unknown.
+    pub fn level(&self, id: u64) -> Option<u8> {
+        let index = self.placements.index_of(id)?;
+        Some(self.placements.levels[index as usize])
     }
 
     /// Where placement `id`'s instances sit; `None` if it is unknown or pending.
@@ -335,7 +369,7 @@ impl PlacementRegistry {
 
     fn change_level(&mut self, index: u32, level: u8) -> bool {
         let i = index as usize;
-        let previous = std::mem::replace(&mut self.placements.levels[i], level);
+        let previous = self.placements.set_level(index, level);
         let Some(buckets) = self.props.buckets_mut(self.placements.props[i]) else {
             return false;
         };

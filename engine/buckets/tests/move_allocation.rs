@@ -7,7 +7,10 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use common::{assert_placed, transform};
-use sylva_buckets::{Bucket, PlacementRegistry, PropShape};
+use std::ops::RangeInclusive;
+
+use glam::Vec3;
+use sylva_buckets::{Bucket, DistanceLevels, PlacementRegistry, PropShape};
 
 thread_local! {
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
@@ -103,11 +106,33 @@ fn registry_lod_moves_and_relevel_passes_allocate_nothing_once_buckets_have_grow
                 registry.set_level(id, ((id + round) % 3) as u8).unwrap();
             }
             registry.relevel(|position, _| if position.x < -300.0 { 2 } else { 1 });
+            let camera = Vec3::new(round as f32 * 40.0 - 600.0, 0.0, 0.0);
+            registry.relevel_by_distance(camera, &TwoBands);
         }
     });
 
     assert_eq!(allocations, 0);
     for id in 0..100 {
         assert_placed(&registry, id, &transform(id));
+    }
+}
+
+/// Level 0 within 200 m, level 1 beyond, no hysteresis.
+struct TwoBands;
+
+impl DistanceLevels for TwoBands {
+    fn next_level(&self, level: u8, distance_sq: f32) -> u8 {
+        match self.keeps_level(level).contains(&distance_sq) {
+            true => level,
+            false => u8::from(distance_sq >= 200.0 * 200.0),
+        }
+    }
+
+    fn keeps_level(&self, level: u8) -> RangeInclusive<f32> {
+        match level {
+            0 => 0.0..=200.0 * 200.0,
+            1 => 200.0 * 200.0..=f32::INFINITY,
+            _ => f32::INFINITY..=0.0,
+        }
     }
 }

@@ -6,7 +6,9 @@
 //! falls in, which may be several levels away (a teleporting camera). Everything is
 //! compared squared, so the per-placement test needs no square root.
 
-use sylva_buckets::MAX_LODS;
+use std::ops::RangeInclusive;
+
+use sylva_buckets::{DistanceLevels, MAX_LODS};
 
 use crate::LodConfigError;
 
@@ -78,10 +80,12 @@ impl LodBands {
             .take_while(|&&edge_sq| distance_sq >= edge_sq)
             .count() as u8
     }
+}
 
+impl DistanceLevels for LodBands {
     /// The level a placement at `level` and squared distance `distance_sq` should be at.
     #[inline]
-    pub(crate) fn next_level(&self, level: u8, distance_sq: f32) -> u8 {
+    fn next_level(&self, level: u8, distance_sq: f32) -> u8 {
         let level_index = usize::from(level).min(LEVELS - 1);
         if distance_sq < self.finer_below_sq[level_index]
             || distance_sq > self.coarser_above_sq[level_index]
@@ -90,6 +94,13 @@ impl LodBands {
         } else {
             level
         }
+    }
+
+    /// Exactly the squared distances `next_level` keeps `level` for (`[∞, ∞]` for a level
+    /// past the last band: only an infinite distance keeps it).
+    fn keeps_level(&self, level: u8) -> RangeInclusive<f32> {
+        let level_index = usize::from(level).min(LEVELS - 1);
+        self.finer_below_sq[level_index]..=self.coarser_above_sq[level_index]
     }
 }
 

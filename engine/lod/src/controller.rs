@@ -40,6 +40,9 @@ impl Default for LodConfig {
 pub struct TickStats {
     /// Placements evaluated: all of them on an evaluating tick, 0 on a gated one.
     pub evaluated: u32,
+    /// Of those, the placements whose distance was computed: the members of the ground
+    /// cells whose bounds could not prove every member keeping its level.
+    pub tested: u32,
     /// Placements whose instances moved to another LOD's buckets.
     pub moved: u32,
     /// Placed placements per LOD after the tick (index = LOD).
@@ -111,15 +114,14 @@ impl LodController {
                 ..TickStats::default()
             };
         }
-        let bands = &self.bands;
-        let relevel = registry
-            .relevel(|position, level| bands.next_level(level, position.distance_squared(camera)));
+        let relevel = registry.relevel_by_distance(camera, &self.bands);
         self.last_evaluation = Some(Evaluation {
             camera,
             at_s: now_s,
         });
         TickStats {
             evaluated: relevel.evaluated,
+            tested: relevel.tested,
             moved: relevel.moved,
             per_lod: registry.placed_per_lod(),
         }

@@ -2,8 +2,11 @@
 //!
 //! Each frame, [`LodController::tick`] may re-evaluate every placement of a
 //! [`sylva_buckets::PlacementRegistry`] against distance bands (default 0–30 m, 30–90 m,
-//! 90–150 m and beyond, the last band a prop's impostor where it has one) with hysteresis at every edge (default ±4 m), and move the ones that changed
-//! band to their LOD's buckets. Distance is 3D, camera to placement origin: a camera
+//! 90–150 m and beyond, the last band a prop's impostor where it has one) with
+//! hysteresis at every edge (default ±4 m), and move the ones that changed band to their
+//! LOD's buckets. The registry's ground cells let it test one by one only the
+//! placements of cells that straddle a band's hysteresis margin; the levels are those
+//! testing every placement gives. Distance is 3D, camera to placement origin: a camera
 //! high above a forest sees it as far away, as its screen size says.
 //!
 //! Re-evaluation is capped in rate (default 4 Hz) and gated on real camera movement, so a
@@ -11,6 +14,8 @@
 
 mod bands;
 mod controller;
+#[cfg(test)]
+mod equivalence_tests;
 mod error;
 mod fade;
 
