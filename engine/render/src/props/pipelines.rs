@@ -213,26 +213,21 @@ impl Pipelines {
                 include_str!("props_shadow.wgsl")
             ),
         );
-        let forward_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: Some("props forward"),
-            bind_group_layouts: &[&interfaces.forward_uniform_bgl, &material_layout],
-            push_constant_ranges: &[],
-        });
-        let shadow_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: Some("props shadow"),
-            bind_group_layouts: &[&shadow_camera_layout, &material_layout],
-            push_constant_ranges: &[],
-        });
-        let impostor_forward_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: Some("prop impostors"),
-            bind_group_layouts: &[&interfaces.forward_uniform_bgl, &impostor_layout],
-            push_constant_ranges: &[],
-        });
-        let impostor_shadow_layout = device.create_pipeline_layout(&PipelineLayoutDescriptor {
-            label: Some("prop impostor shadows"),
-            bind_group_layouts: &[&shadow_camera_layout, &impostor_layout],
-            push_constant_ranges: &[],
-        });
+        let layout = |label, groups: &[&BindGroupLayout]| {
+            device.create_pipeline_layout(&PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: groups,
+                push_constant_ranges: &[],
+            })
+        };
+        let frame = &interfaces.forward_uniform_bgl;
+        let forward_layout = layout("props forward", &[frame, &material_layout]);
+        let shadow_layout = layout("props shadow", &[&shadow_camera_layout, &material_layout]);
+        let impostor_forward_layout = layout("prop impostors", &[frame, &impostor_layout]);
+        let impostor_shadow_layout = layout(
+            "prop impostor shadows",
+            &[&shadow_camera_layout, &impostor_layout],
+        );
         let front_face = match renderer.handedness {
             Handedness::Left => FrontFace::Cw,
             Handedness::Right => FrontFace::Ccw,
