@@ -54,10 +54,23 @@ pub struct LodsOutput {
 #[derive(Serialize)]
 pub struct LevelPanel {
     pub level: u8,
+    /// Whether the level is the prop's impostor (the one after its mesh levels).
+    pub impostor: bool,
     /// Triangles the camera drew (every part of the prop at this level).
     pub triangles: u64,
     /// The level's share of level 0's triangles, as baked.
     pub achieved_ratio: f32,
+}
+
+impl LevelPanel {
+    /// `LOD<n>`, or `impostor`.
+    fn name(&self) -> String {
+        if self.impostor {
+            "impostor".to_owned()
+        } else {
+            format!("LOD{}", self.level)
+        }
+    }
 }
 
 /// The eye looks from the south-west and a little above, like the landmark close-ups.
@@ -85,7 +98,8 @@ pub fn run(args: Args) -> Result<()> {
     let entry =
         Entry::parse(&files.entry).with_context(|| format!("cache entry {}", listed.entry))?;
     let shape = shape_of(&entry);
-    let lods = shape.lods;
+    // The mesh levels, then the impostor where the bake made one.
+    let lods = shape.levels();
     if lods == 0 || args.width < u32::from(lods) || args.height == 0 {
         bail!("{} levels do not fit {}×{}", lods, args.width, args.height);
     }
@@ -122,7 +136,7 @@ pub fn run(args: Args) -> Result<()> {
         let (image, stats) = runtime.render_image(camera, 0.0, panel.0, panel.1)?;
         // Every part of the one placement, at this level and no other.
         let drawn_here = stats.draw.instances_per_lod.get(usize::from(level));
-        if drawn_here != Some(&usize::from(shape.parts))
+        if drawn_here != Some(&usize::from(shape.parts_at(level)))
             || stats.draw.instances != drawn_here.copied().unwrap_or(0)
         {
             bail!(
@@ -130,15 +144,21 @@ pub fn run(args: Args) -> Result<()> {
                 stats.draw.instances_per_lod
             );
         }
+        let impostor = shape.is_impostor(level);
         levels.push(LevelPanel {
             level,
+            impostor,
             triangles: stats.draw.triangles,
-            achieved_ratio: level_ratio(&entry, level),
+            achieved_ratio: if impostor {
+                stats.draw.triangles as f32 / level_triangles(&entry, 0).max(1) as f32
+            } else {
+                level_ratio(&entry, level)
+            },
         });
         images.push(image);
     }
     for (image, panel) in images.iter_mut().zip(&levels) {
-        let label = format!("LOD{} {} tris", panel.level, panel.triangles);
+        let label = format!("{} {} tris", panel.name(), panel.triangles);
         draw_label(image, &label);
     }
     let picture = side_by_side(&images);
@@ -157,7 +177,7 @@ pub fn run(args: Args) -> Result<()> {
         let counts: Vec<String> = output
             .levels
             .iter()
-            .map(|l| format!("LOD{} {} triangles", l.level, l.triangles))
+            .map(|l| format!("{} {} triangles", l.name(), l.triangles))
             .collect();
         println!(
             "{}: {} at {} levels ({}), {}×{} on {}",
@@ -173,16 +193,18 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// Level `level`'s triangles over level 0's, all parts together, as baked.
+/// Mesh level `level`'s triangles over level 0's, all parts together, as baked.
 fn level_ratio(entry: &Entry, level: u8) -> f32 {
-    let triangles = |level: usize| -> u64 {
-        entry
-            .parts
-            .iter()
-            .map(|p| u64::from(p.levels[level].triangle_count()))
-            .sum()
-    };
-    triangles(usize::from(level)) as f32 / triangles(0).max(1) as f32
+    level_triangles(entry, level) as f32 / level_triangles(entry, 0).max(1) as f32
+}
+
+/// Mesh level `level`'s triangles, all parts together.
+fn level_triangles(entry: &Entry, level: u8) -> u64 {
+    entry
+        .parts
+        .iter()
+        .map(|p| u64::from(p.levels[usize::from(level)].triangle_count()))
+        .sum()
 }
 
 /// A camera from [`VIEW_DIRECTION`] at the distance where a sphere of `radius` around

@@ -445,11 +445,14 @@ fn lods_draws_every_level_of_a_prop_side_by_side_with_its_triangles() {
         .iter()
         .map(|l| l["triangles"].as_u64().unwrap())
         .collect();
-    assert_eq!(triangles.len(), 3, "{report}");
+    // Three mesh levels, then the impostor: one quad.
+    assert_eq!(triangles.len(), 4, "{report}");
     assert!(
         triangles.windows(2).all(|w| w[1] * 10 < w[0] * 6),
         "{triangles:?}"
     );
+    assert_eq!(triangles[3], 2, "{report}");
+    assert_eq!(report["levels"][3]["impostor"], true, "{report}");
     assert_eq!(png_size(&picture), (480, 180));
 
     let missing = run(&args("broadleaf/no_such_tree"));
