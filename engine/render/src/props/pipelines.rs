@@ -307,6 +307,41 @@ impl Pipelines {
     }
 }
 
+/// Filled triangles of `topology`, `cull` faces culled.
+fn primitive(
+    topology: PrimitiveTopology,
+    front_face: FrontFace,
+    cull: Option<Face>,
+) -> PrimitiveState {
+    PrimitiveState {
+        topology,
+        strip_index_format: None,
+        front_face,
+        cull_mode: cull,
+        unclipped_depth: false,
+        polygon_mode: wgpu::PolygonMode::Fill,
+        conservative: false,
+    }
+}
+
+/// rend3's depth targets: 32-bit float, reverse Z (nearer is greater), written.
+fn reverse_z_depth(bias: DepthBiasState) -> DepthStencilState {
+    DepthStencilState {
+        format: TextureFormat::Depth32Float,
+        depth_write_enabled: true,
+        depth_compare: CompareFunction::GreaterEqual,
+        stencil: StencilState::default(),
+        bias,
+    }
+}
+
+/// As rend3's shadow pass: casters biased towards the light.
+const SHADOW_BIAS: DepthBiasState = DepthBiasState {
+    constant: -2,
+    slope_scale: -2.0,
+    clamp: 0.0,
+};
+
 fn forward_pipeline(
     renderer: &Renderer,
     layout: &PipelineLayout,
@@ -325,23 +360,12 @@ fn forward_pipeline(
                 entry_point: "vs_main",
                 buffers: &buffers,
             },
-            primitive: PrimitiveState {
-                topology: PrimitiveTopology::TriangleList,
-                strip_index_format: None,
+            primitive: primitive(
+                PrimitiveTopology::TriangleList,
                 front_face,
-                cull_mode: (!key.double_sided).then_some(Face::Back),
-                unclipped_depth: false,
-                polygon_mode: wgpu::PolygonMode::Fill,
-                conservative: false,
-            },
-            // rend3 uses reverse Z: nearer is greater.
-            depth_stencil: Some(DepthStencilState {
-                format: TextureFormat::Depth32Float,
-                depth_write_enabled: true,
-                depth_compare: CompareFunction::GreaterEqual,
-                stencil: StencilState::default(),
-                bias: DepthBiasState::default(),
-            }),
+                (!key.double_sided).then_some(Face::Back),
+            ),
+            depth_stencil: Some(reverse_z_depth(DepthBiasState::default())),
             multisample: MultisampleState::default(),
             fragment: Some(FragmentState {
                 module,
@@ -388,26 +412,12 @@ fn shadow_pipeline(
                 buffers: &buffers,
             },
             // As rend3's shadow pass: back faces into the map, biased towards the light.
-            primitive: PrimitiveState {
-                topology: PrimitiveTopology::TriangleList,
-                strip_index_format: None,
+            primitive: primitive(
+                PrimitiveTopology::TriangleList,
                 front_face,
-                cull_mode: (!masked).then_some(Face::Front),
-                unclipped_depth: false,
-                polygon_mode: wgpu::PolygonMode::Fill,
-                conservative: false,
-            },
-            depth_stencil: Some(DepthStencilState {
-                format: TextureFormat::Depth32Float,
-                depth_write_enabled: true,
-                depth_compare: CompareFunction::GreaterEqual,
-                stencil: StencilState::default(),
-                bias: DepthBiasState {
-                    constant: -2,
-                    slope_scale: -2.0,
-                    clamp: 0.0,
-                },
-            }),
+                (!masked).then_some(Face::Front),
+            ),
+            depth_stencil: Some(reverse_z_depth(SHADOW_BIAS)),
             multisample: MultisampleState::default(),
             // Both discard: masked casters by alpha and fade, opaque ones by fade.
             fragment: Some(FragmentState {
@@ -466,30 +476,12 @@ fn impostor_pipeline(
                 },
                 buffers: &buffers,
             },
-            primitive: PrimitiveState {
-                topology: PrimitiveTopology::TriangleStrip,
-                strip_index_format: None,
-                front_face: FrontFace::Ccw,
-                cull_mode: None,
-                unclipped_depth: false,
-                polygon_mode: wgpu::PolygonMode::Fill,
-                conservative: false,
-            },
-            depth_stencil: Some(DepthStencilState {
-                format: TextureFormat::Depth32Float,
-                depth_write_enabled: true,
-                depth_compare: CompareFunction::GreaterEqual,
-                stencil: StencilState::default(),
-                bias: if shadow {
-                    DepthBiasState {
-                        constant: -2,
-                        slope_scale: -2.0,
-                        clamp: 0.0,
-                    }
-                } else {
-                    DepthBiasState::default()
-                },
-            }),
+            primitive: primitive(PrimitiveTopology::TriangleStrip, FrontFace::Ccw, None),
+            depth_stencil: Some(reverse_z_depth(if shadow {
+                SHADOW_BIAS
+            } else {
+                DepthBiasState::default()
+            })),
             multisample: MultisampleState::default(),
             fragment: Some(FragmentState {
                 module,
