@@ -169,7 +169,7 @@ impl Runtime {
     pub fn new(mut context: RenderContext, world: World) -> Result<Self, RuntimeError> {
         let scene = Scene::new(&mut context, world.terrain())?;
         let props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
-        Ok(Self {
+        let mut runtime = Self {
             world,
             context,
             scene,
@@ -178,7 +178,9 @@ impl Runtime {
             loaded: BTreeMap::new(),
             dithered_transitions: true,
             impostors: true,
-        })
+        };
+        runtime.hand_over_fades();
+        Ok(runtime)
     }
 
     /// Whether props loaded from now on draw their impostors (the default) or end at
@@ -191,6 +193,18 @@ impl Runtime {
     /// default) or switch hard at the controller's switch, as before; for comparisons.
     pub fn set_dithered_transitions(&mut self, dithered: bool) {
         self.dithered_transitions = dithered;
+        self.hand_over_fades();
+    }
+
+    /// Gives the props renderer the world's fades, or their hard switches; they change
+    /// only with the world or that setting, so frames do not repeat this.
+    fn hand_over_fades(&mut self) {
+        let fades = self.world.lod_fades();
+        self.props.set_lod_fades(if self.dithered_transitions {
+            fades.clone()
+        } else {
+            fades.hard()
+        });
     }
 
     /// The session.
@@ -296,7 +310,9 @@ impl Runtime {
         }
         self.props.adopt_registry(&keys);
         self.changes = BucketChanges::default();
-        Ok(std::mem::replace(&mut self.world, world))
+        let previous = std::mem::replace(&mut self.world, world);
+        self.hand_over_fades();
+        Ok(previous)
     }
 
     /// Forgets a prop's geometry; its placements stay, pending, until it returns.
@@ -317,12 +333,6 @@ impl Runtime {
                 .update_terrain(&self.context.renderer, self.world.terrain(), camera);
         self.world.registry_mut().drain_changes(&mut self.changes);
         self.props.sync(self.world.registry(), &self.changes);
-        let fades = self.world.lod_fades();
-        self.props.set_lod_fades(if self.dithered_transitions {
-            fades.clone()
-        } else {
-            fades.hard()
-        });
         (tick, terrain)
     }
 
