@@ -4,8 +4,8 @@
 //! - each kit category's prop drawn as its coarsest mesh and as its impostor at the
 //!   impostor's switch distance looks alike (PSNR over the prop's pixels, its shadow
 //!   included);
-//! - a camera dolly through every band edge pops less frame to frame with dithered
-//!   transitions than with hard switches.
+//! - a camera dolly through every band edge pops at most half as much frame to frame
+//!   with dithered transitions as with hard switches.
 //!
 //! Pictures are left in `target/gpu-test-output/`.
 
@@ -182,16 +182,14 @@ fn stacked(images: &[RgbaImage]) -> RgbaImage {
     }
 }
 
-/// The frames of a dolly away from `prop` through band edge `edge` (±10 m, a frame every
-/// 0.5 m): with the LOD controller evaluating every frame and dithered transitions or
-/// hard switches, or (`fixed`) with the placement held at the edge's finer level.
-fn dolly(
-    stage: &mut Stage,
-    prop: &PropFiles,
-    edge: f32,
-    dithered: bool,
-    fixed: bool,
-) -> Vec<RgbaImage> {
+/// A dolly away from `prop` through band edge `edge` (±10 m, a frame every 0.5 m) with
+/// the LOD controller evaluating every frame, with dithered transitions or hard
+/// switches: each frame beside its counterfactual, the same camera with the LOD state
+/// of the frame before (the levels before this frame's tick, and every fade's share at
+/// the previous frame's distance, by moving the edges 0.5 m out). What differs between
+/// the two is what the change of LOD state did to the picture, the camera's own motion
+/// excluded.
+fn dolly(stage: &mut Stage, prop: &PropFiles, edge: f32, dithered: bool) -> Vec<[RgbaImage; 2]> {
     let view = prop.parse().unwrap();
     let centre = Vec3::from(view.entry.impostor().unwrap().sphere.center);
     let config = LodConfig::default();
@@ -199,81 +197,91 @@ fn dolly(
     let (mut props, mut registry): (PropsRenderer, PlacementRegistry) =
         stage.plugin(prop, &[Mat4::IDENTITY], finer, TextureUpload::Native);
     let mut controller = LodController::new(&config).unwrap();
-    let fades = controller.fades().clone();
-    props.set_lod_fades(if dithered && !fixed {
-        fades
-    } else {
-        fades.hard()
-    });
+    let fades_of = |config: &LodConfig| {
+        let fades = LodController::new(config).unwrap().fades().clone();
+        if dithered {
+            fades
+        } else {
+            fades.hard()
+        }
+    };
+    let (now, before) = (
+        fades_of(&config),
+        fades_of(&LodConfig {
+            edges_m: config.edges_m.iter().map(|e| e + STEP_M).collect(),
+            ..config.clone()
+        }),
+    );
     let direction = Vec3::new(0.9, 0.3, -1.0).normalize();
+    let camera_at = |step: usize| {
+        let eye = direction * (edge - 10.0 + STEP_M * step as f32);
+        let camera = CameraView {
+            vfov: 20.0,
+            ..CameraView::new(eye, centre)
+        };
+        (eye, camera)
+    };
     let mut changes = BucketChanges::default();
-    (0..=40)
+    controller.tick(&mut registry, camera_at(0).0, 0.0);
+    registry.drain_changes(&mut changes);
+    props.sync(&registry, &changes);
+    (1..=40)
         .map(|step| {
-            let eye = direction * (edge - 10.0 + 0.5 * step as f32);
-            if !fixed {
-                controller.tick(&mut registry, eye, f64::from(step));
-                registry.drain_changes(&mut changes);
-                props.sync(&registry, &changes);
-            }
-            let camera = CameraView {
-                vfov: 20.0,
-                ..CameraView::new(eye, centre)
-            };
-            stage.frame(&mut props, &registry, camera, (320, 180))
+            let (eye, camera) = camera_at(step);
+            props.set_lod_fades(before.clone());
+            let counterfactual = stage.frame(&mut props, &registry, camera, (320, 180));
+            controller.tick(&mut registry, eye, step as f64);
+            registry.drain_changes(&mut changes);
+            props.sync(&registry, &changes);
+            props.set_lod_fades(now.clone());
+            [
+                stage.frame(&mut props, &registry, camera, (320, 180)),
+                counterfactual,
+            ]
         })
         .collect()
 }
 
-/// The largest frame-to-frame change (mean per channel, 0–255, over the frame) of what
-/// the LOD changes make of a dolly: each frame's difference from the same camera's
-/// frame at the finer level, so the camera's own motion cancels and a switch shows as a
-/// step. Differences are averaged over the 8 × 8 tiles of the dither's Bayer pattern
-/// first: a tile with share `s` of its pixels from the coarser level averages to the
-/// cross-fade at `s`, as an eye (or temporal anti-aliasing) sees it, so what is measured
-/// is the transition, not the dither's grain.
-fn largest_pop(frames: &[RgbaImage], fixed: &[RgbaImage]) -> f64 {
-    let tiles = |i: usize| -> Vec<f64> {
-        let (w, h) = (frames[i].width as usize, frames[i].height as usize);
-        let mut sums = vec![0.0; (w / 8) * (h / 8) * 3];
-        for y in 0..h / 8 * 8 {
-            for x in 0..w / 8 * 8 {
-                for c in 0..3 {
-                    let at = (y * w + x) * 4 + c;
-                    let change = f64::from(frames[i].pixels[at]) - f64::from(fixed[i].pixels[at]);
-                    sums[((y / 8) * (w / 8) + x / 8) * 3 + c] += change / 64.0;
-                }
-            }
-        }
-        sums
-    };
-    (1..frames.len())
-        .map(|i| {
-            let (before, after) = (tiles(i - 1), tiles(i));
-            let sum: f64 = before.iter().zip(&after).map(|(a, b)| (a - b).abs()).sum();
-            sum / before.len() as f64
+/// The dolly's frame step.
+const STEP_M: f32 = 0.5;
+
+/// The largest frame-to-frame change (mean per channel, 0–255, over the frame) the LOD
+/// changes make in a dolly: each frame's difference from its counterfactual.
+fn largest_pop(frames: &[[RgbaImage; 2]]) -> f64 {
+    frames
+        .iter()
+        .map(|[frame, counterfactual]| {
+            let sum: u64 = frame
+                .pixels
+                .chunks_exact(4)
+                .zip(counterfactual.pixels.chunks_exact(4))
+                .flat_map(|(p, q)| {
+                    p[..3]
+                        .iter()
+                        .zip(&q[..3])
+                        .map(|(a, b)| u64::from(a.abs_diff(*b)))
+                })
+                .sum();
+            sum as f64 / (3 * frame.pixels.len() / 4) as f64
         })
         .fold(0.0, f64::max)
 }
 
 #[test]
-fn a_dolly_through_every_band_edge_pops_less_with_dithered_transitions() {
+fn a_dolly_through_every_band_edge_pops_at_most_half_as_much_with_dithered_transitions() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
     let (_dir, cache) = baked_kit();
     let oak = prop_files(&cache, "broadleaf/oak_wide");
     let mut stage = Stage::new(flat_ground(129, 4.0));
     for edge in LodConfig::default().edges_m {
-        let fixed = dolly(&mut stage, &oak, edge, false, true);
-        let hard = largest_pop(&dolly(&mut stage, &oak, edge, false, false), &fixed);
-        let dithered = largest_pop(&dolly(&mut stage, &oak, edge, true, false), &fixed);
+        let hard = largest_pop(&dolly(&mut stage, &oak, edge, false));
+        let dithered = largest_pop(&dolly(&mut stage, &oak, edge, true));
         println!(
             "edge {edge} m: largest frame-to-frame pop {hard:.3} hard, {dithered:.3} dithered"
         );
         assert!(hard > 0.0, "edge {edge} m: the hard switch changed nothing");
-        // Issue 14 asks for at most half; measured 0.63 of it at the 30 m edge, where
-        // LOD 1 differs least from LOD 0 and the dither's grain, moving with the
-        // camera, is most of what changes.
         assert!(
-            dithered < hard,
+            dithered <= 0.5 * hard,
             "edge {edge} m: {dithered:.3} dithered against {hard:.3} hard"
         );
     }
