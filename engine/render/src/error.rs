@@ -29,6 +29,12 @@ pub enum RenderError {
         /// What wgpu said.
         reason: String,
     },
+    /// A sun too low or past the zenith to light the ground.
+    #[error("the sun must stand 1° to 90° above the horizon; got {elevation_deg}°")]
+    SunElevation {
+        /// Requested elevation, in degrees.
+        elevation_deg: f32,
+    },
     /// A PNG could not be encoded or decoded.
     #[error("encoding PNG: {reason}")]
     Png {

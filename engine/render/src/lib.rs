@@ -39,5 +39,5 @@ pub use frame::{
 pub use image::{ImageDiff, RgbaImage};
 pub use readback::read_rgba8;
 pub use rend3::util::output::OutputFrame;
-pub use scene::{Scene, SUN_DIRECTION};
+pub use scene::{sun_direction, Scene, SUN_DIRECTION};
 pub use terrain::{TerrainStats, TERRAIN_TOLERANCE};

@@ -189,6 +189,12 @@ impl Runtime {
         self.impostors = impostors;
     }
 
+    /// Moves the sun: its light travels along `direction` (see
+    /// [`sylva_render::sun_direction`]), in this scene and any a new terrain brings.
+    pub fn set_sun(&mut self, direction: glam::Vec3) {
+        self.scene.set_sun(&self.context.renderer, direction);
+    }
+
     /// Whether placements cross-fade between LOD levels across each band edge (the
     /// default) or switch hard at the controller's switch, as before; for comparisons.
     pub fn set_dithered_transitions(&mut self, dithered: bool) {
@@ -306,7 +312,9 @@ impl Runtime {
     pub fn replace_world(&mut self, mut world: World) -> Result<World, RuntimeError> {
         let keys = world.adopt_prop_shapes(&self.world)?;
         if world.terrain() != self.world.terrain() {
+            let sun = self.scene.sun();
             self.scene = Scene::new(&mut self.context, world.terrain())?;
+            self.scene.set_sun(&self.context.renderer, sun);
         }
         self.props.adopt_registry(&keys);
         self.changes = BucketChanges::default();

@@ -34,6 +34,10 @@ pub struct Args {
     /// Switch LOD levels hard instead of cross-fading them across each band edge.
     #[arg(long)]
     hard_lod: bool,
+    /// Where the sun stands: ELEVATION,BEARING in degrees (above the horizon; compass
+    /// bearing clockwise from north, +Z). The default is 62,245.
+    #[arg(long, value_parser = parse_sun)]
+    sun: Option<glam::Vec3>,
     /// Print the frame statistics as JSON.
     #[arg(long)]
     json: bool,
@@ -61,6 +65,9 @@ pub fn run(args: Args) -> Result<()> {
     }
     let (mut runtime, _) = show::open(terrain, &session, &cache, !args.no_impostors)?;
     runtime.set_dithered_transitions(!args.hard_lod);
+    if let Some(sun) = args.sun {
+        runtime.set_sun(sun);
+    }
     let output = render(
         &mut runtime,
         camera,
@@ -74,6 +81,19 @@ pub fn run(args: Args) -> Result<()> {
         print_frame(&output);
     }
     Ok(())
+}
+
+/// `ELEVATION,BEARING` in degrees to the direction sunlight travels.
+fn parse_sun(text: &str) -> Result<glam::Vec3, String> {
+    let angles: Vec<f32> = text
+        .split(',')
+        .map(|a| a.trim().parse::<f32>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{text:?}: {e}"))?;
+    let [elevation, bearing] = angles[..] else {
+        return Err(format!("{text:?}: expected ELEVATION,BEARING in degrees"));
+    };
+    sylva_render::sun_direction(elevation, bearing).map_err(|e| e.to_string())
 }
 
 /// Renders one still frame to `out` and reports it. `frame` numbers the stills of one

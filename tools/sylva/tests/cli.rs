@@ -248,6 +248,28 @@ fn a_missing_session_file_is_a_clear_error() {
     assert!(stderr.contains("/nonexistent/session.ron"), "{stderr}");
 }
 
+#[test]
+fn a_sun_below_the_horizon_or_a_malformed_one_is_refused_before_any_work() {
+    for (sun, says) in [
+        ("-5,200", "got -5°"),
+        ("12", "ELEVATION,BEARING"),
+        ("twelve,200", "twelve"),
+    ] {
+        let output = sylva(&[
+            "render",
+            "--session",
+            "/nonexistent/session.ron",
+            "--out",
+            "/nonexistent/frame.png",
+            &format!("--sun={sun}"),
+        ]);
+        assert!(!output.status.success(), "{sun}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{sun}: {stderr}");
+        assert!(!stderr.contains("session.ron"), "{sun}: {stderr}");
+    }
+}
+
 /// An assets folder with a box prop and a broken prop, from the glTF test files.
 fn assets_with_a_broken_prop(name: &str) -> PathBuf {
     let dir = temp_dir(name);
