@@ -9,7 +9,10 @@ use sylva::bake::{bake_folder, BakeOptions};
 use sylva::buckets::{BucketChanges, PlacementRegistry};
 use sylva::cache::{CacheDir, PropFiles};
 use sylva::render::props::{PropsRenderer, TextureUpload};
-use sylva::render::{render_image, CameraView, RenderContext, RgbaImage, Scene, OUTPUT_FORMAT};
+use sylva::render::{
+    draw_frame_with_overlays, offscreen_target, read_rgba8, render_image, CameraView, OutputFrame,
+    Overlays, RenderContext, RgbaImage, Scene, OUTPUT_FORMAT,
+};
 use sylva::runtime::{geometry_of, impostor_of, shape_of};
 use sylva::terrain::Terrain;
 
@@ -96,6 +99,48 @@ impl Stage {
         (props, registry)
     }
 
+    /// Which pixels `props` (with its placements in `registry`) covers from `camera`,
+    /// its shadows left out: drawn as editor gizmos, which cast none, over the empty
+    /// scene, against the empty scene alone.
+    pub fn coverage(
+        &mut self,
+        props: &mut PropsRenderer,
+        registry: &PlacementRegistry,
+        camera: CameraView,
+        (width, height): (u32, u32),
+    ) -> Vec<bool> {
+        let (mut empty, no_placements) = self.empty();
+        let background = self.frame(&mut empty, &no_placements, camera, (width, height));
+        let (texture, view) = offscreen_target(&self.context.renderer, width, height);
+        draw_frame_with_overlays(
+            &mut self.context,
+            &self.scene,
+            &mut empty,
+            &no_placements,
+            Overlays {
+                gizmos: Some((props, registry)),
+                hud: None,
+            },
+            camera,
+            (width, height),
+            OutputFrame::View(view),
+        );
+        let drawn = read_rgba8(
+            &self.context.renderer.device,
+            &self.context.renderer.queue,
+            &texture,
+            width,
+            height,
+        )
+        .unwrap();
+        drawn
+            .pixels
+            .chunks_exact(4)
+            .zip(background.pixels.chunks_exact(4))
+            .map(|(p, g)| differs(p, g))
+            .collect()
+    }
+
     pub fn empty(&self) -> (PropsRenderer, PlacementRegistry) {
         (
             PropsRenderer::new(&self.context.renderer, &self.context.base.interfaces),
@@ -125,18 +170,22 @@ pub fn mean_difference_over_prop(
 
 /// The pixels (RGBA) of `a` and `b` where either differs from `background` by more than
 /// 2 in a channel: a prop's pixels, its shadow included.
-pub fn prop_pixels<'a>(
+fn prop_pixels<'a>(
     a: &'a RgbaImage,
     b: &'a RgbaImage,
     background: &'a RgbaImage,
 ) -> impl Iterator<Item = (&'a [u8], &'a [u8])> {
-    let differs = |p: &[u8], q: &[u8]| p[..3].iter().zip(&q[..3]).any(|(x, y)| x.abs_diff(*y) > 2);
     a.pixels
         .chunks_exact(4)
         .zip(b.pixels.chunks_exact(4))
         .zip(background.pixels.chunks_exact(4))
         .filter(move |((p, q), g)| differs(p, g) || differs(q, g))
         .map(|((p, q), _)| (p, q))
+}
+
+/// Whether two pixels differ by more than 2 in a colour channel.
+fn differs(p: &[u8], q: &[u8]) -> bool {
+    p[..3].iter().zip(&q[..3]).any(|(x, y)| x.abs_diff(*y) > 2)
 }
 
 /// `images` side by side, left to right.

@@ -30,6 +30,7 @@ pub fn shape_of(entry: &Entry) -> PropShape {
 /// blobs; `None` where the bake made none.
 pub fn impostor_of<'a>(prop: &'a PropView<'_>) -> Option<ImpostorGeometry<'a>> {
     let impostor = prop.entry.impostor()?;
+    let (roughness, metallic) = mean_surface(&prop.entry);
     Some(ImpostorGeometry {
         grid: impostor.grid,
         cell_px: impostor.cell_px,
@@ -37,7 +38,34 @@ pub fn impostor_of<'a>(prop: &'a PropView<'_>) -> Option<ImpostorGeometry<'a>> {
         radius: impostor.sphere.radius,
         albedo: texture_levels(prop, impostor.albedo as usize)?,
         normal: texture_levels(prop, impostor.normal as usize)?,
+        roughness,
+        metallic,
     })
+}
+
+/// The perceptual roughness and metallic factors of the entry's parts, each weighted by
+/// its finest level's triangles: what an impostor, whose atlas keeps neither, is shaded
+/// with. (Texture-modulated factors count as their factor.)
+fn mean_surface(entry: &Entry) -> (f32, f32) {
+    let (mut roughness, mut metallic, mut weight) = (0.0f64, 0.0f64, 0.0f64);
+    for part in &entry.parts {
+        let Some(finest) = part.levels.first() else {
+            continue;
+        };
+        let index = match finest.index_format {
+            IndexFormat::U16 => 2,
+            IndexFormat::U32 => 4,
+        };
+        let triangles = (finest.index_bytes.len() / index / 3) as f64;
+        roughness += triangles * f64::from(part.material.roughness_factor);
+        metallic += triangles * f64::from(part.material.metallic_factor);
+        weight += triangles;
+    }
+    if weight == 0.0 {
+        // glTF's defaults.
+        return (1.0, 1.0);
+    }
+    ((roughness / weight) as f32, (metallic / weight) as f32)
 }
 
 /// Texture `index` of the entry, borrowed from its blob.

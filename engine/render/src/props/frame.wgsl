@@ -71,3 +71,21 @@ fn sunlight(index: u32, world: vec3<f32>) -> f32 {
 
 let PI: f32 = 3.14159265;
 
+// Filament's GGX distribution, height-correlated Smith visibility and Schlick Fresnel,
+// with a Lambertian diffuse: rend3-routine's `surface_shading`.
+fn d_ggx(noh: f32, a: f32) -> f32 {
+    let a2 = a * a;
+    let f = (noh * a2 - noh) * noh + 1.0;
+    return a2 / (PI * f * f);
+}
+
+fn v_smith_ggx_correlated(nov: f32, nol: f32, a: f32) -> f32 {
+    let a2 = a * a;
+    let ggxl = nov * sqrt((-nol * a2 + nol) * nol + a2);
+    let ggxv = nol * sqrt((-nov * a2 + nov) * nov + a2);
+    return 0.5 / (ggxv + ggxl);
+}
+
+fn f_schlick(u: f32, f0: vec3<f32>, f90: f32) -> vec3<f32> {
+    return f0 + (vec3<f32>(f90, f90, f90) - f0) * pow(1.0 - u, 5.0);
+}

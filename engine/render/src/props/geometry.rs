@@ -302,6 +302,11 @@ pub struct ImpostorGeometry<'a> {
     pub albedo: TextureLevels<'a>,
     /// Prop-space normal as `n × ½ + ½`, depth towards the view in alpha.
     pub normal: TextureLevels<'a>,
+    /// The perceptual roughness it is shaded with (the atlas keeps none): its parts'
+    /// mean.
+    pub roughness: f32,
+    /// The metallic it is shaded with, likewise.
+    pub metallic: f32,
 }
 
 impl ImpostorGeometry<'_> {
@@ -321,6 +326,12 @@ impl ImpostorGeometry<'_> {
             && self.center.iter().all(|c| c.is_finite()))
         {
             return bad(format!("a bounding sphere of radius {}", self.radius));
+        }
+        if !((0.0..=1.0).contains(&self.roughness) && (0.0..=1.0).contains(&self.metallic)) {
+            return bad(format!(
+                "roughness {} and metallic {} (each 0 to 1)",
+                self.roughness, self.metallic
+            ));
         }
         for atlas in [&self.albedo, &self.normal] {
             if Some(atlas.width) != side || Some(atlas.height) != side {

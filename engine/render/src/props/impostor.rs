@@ -38,7 +38,7 @@ impl GpuImpostor {
         textures: &BTreeMap<[u8; 32], BindingTexture>,
         impostor: &ImpostorGeometry,
     ) -> Self {
-        let uniform: [f32; 8] = [
+        let uniform: [f32; 12] = [
             impostor.center[0],
             impostor.center[1],
             impostor.center[2],
@@ -51,6 +51,10 @@ impl GpuImpostor {
                 .len()
                 .min(impostor.normal.levels.len()) as f32,
             IMPOSTOR_ALPHA_CUTOFF,
+            impostor.roughness,
+            impostor.metallic,
+            0.0,
+            0.0,
         ];
         let uniform = renderer.device.create_buffer_init(&BufferInitDescriptor {
             label: Some("prop impostor"),

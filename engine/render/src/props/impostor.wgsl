@@ -52,17 +52,27 @@ fn vs_impostor([[builtin(vertex_index)]] index: u32, i: Instance) -> ImpostorOut
     return out;
 }
 
+// How far towards the sun, in radii, the impostor looks its shadow up from.
+let IMPOSTOR_SHADOW_LIFT: f32 = 0.25;
+
+// The colour, and the depth of the surface the atlas saw rather than of the card, so
+// the prop meets the ground and its neighbours where its mesh would.
+struct ImpostorFragment {
+    [[location(0)]] color: vec4<f32>;
+    [[builtin(frag_depth)]] depth: f32;
+};
+
 [[stage(fragment)]]
-fn fs_impostor(in: ImpostorOutput) -> [[location(0)]] vec4<f32> {
+fn fs_impostor(in: ImpostorOutput) -> ImpostorFragment {
     let model = mat4x4<f32>(in.model0, in.model1, in.model2, in.model3);
     let views = views_around(in.view);
     let dir = in.point - in.eye;
-    let h0 = cell_hit(corner(views.base, 0), in.point, dir);
-    let h1 = cell_hit(corner(views.base, 1), in.point, dir);
-    let h2 = cell_hit(corner(views.base, 2), in.point, dir);
-    let h3 = cell_hit(corner(views.base, 3), in.point, dir);
     // Every sample first, in uniform control flow.
-    let level = atlas_level(h0.local);
+    let level = plane_level(corner(views.base, 0), in.point, dir);
+    let h0 = surface_hit(corner(views.base, 0), in.point, dir, level);
+    let h1 = surface_hit(corner(views.base, 1), in.point, dir, level);
+    let h2 = surface_hit(corner(views.base, 2), in.point, dir, level);
+    let h3 = surface_hit(corner(views.base, 3), in.point, dir, level);
     let a0 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level);
     let a1 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level);
     let a2 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level);
@@ -86,11 +96,17 @@ fn fs_impostor(in: ImpostorOutput) -> [[location(0)]] vec4<f32> {
         + (h3.point + h3.toward * (n3.a * 2.0 - 1.0) * r) * w.w;
     let world = (model * vec4<f32>(surface, 1.0)).xyz;
     let n = normalize((model * vec4<f32>(bent, 0.0)).xyz);
-    // The impostor's own shadow is a flat card through its centre facing the sun: looked
-    // up from a sphere's radius towards the sun, its points are never behind it, and
-    // other casters still shade them (the atlas normals shade the prop itself).
-    let lift = r * length(in.model0.xyz);
-    let diffuse = albedo / PI;
+    // The shadow pass wrote the surface the light's views hold; these views place a
+    // point up to a few atlas texels from there, so the lookup starts that far towards
+    // the sun (beside the shadow pass's own bias).
+    let lift = IMPOSTOR_SHADOW_LIFT * r * length(in.model0.xyz);
+    let metallic = impostor.surface.y;
+    let roughness = impostor.surface.x * impostor.surface.x;
+    let f0 = mix(vec3<f32>(0.04, 0.04, 0.04), albedo, vec3<f32>(metallic, metallic, metallic));
+    let f90 = clamp(dot(f0, vec3<f32>(16.5, 16.5, 16.5)), 0.0, 1.0);
+    let diffuse = albedo * (1.0 - metallic) / PI;
+    let v = normalize(frame.uniforms.inv_view[3].xyz - world);
+    let nov = abs(dot(n, v)) + 0.00001;
     var color = vec3<f32>(0.0, 0.0, 0.0);
     var i: u32 = 0u;
     loop {
@@ -98,9 +114,18 @@ fn fs_impostor(in: ImpostorOutput) -> [[location(0)]] vec4<f32> {
             break;
         }
         let light = lights.lights[i];
-        let nol = clamp(dot(n, -light.direction), 0.0, 1.0);
-        color = color + diffuse * light.color * nol * sunlight(i, world - light.direction * lift);
+        let l = -light.direction;
+        let h = normalize(v + l);
+        let nol = clamp(dot(n, l), 0.0, 1.0);
+        let noh = clamp(dot(n, h), 0.0, 1.0);
+        let loh = clamp(dot(l, h), 0.0, 1.0);
+        let specular = d_ggx(noh, roughness) * v_smith_ggx_correlated(nov, nol, roughness) * f_schlick(loh, f0, f90);
+        color = color + (diffuse + specular) * light.color * nol * sunlight(i, world - light.direction * lift);
         i = i + 1u;
     }
-    return vec4<f32>(max(color, frame.uniforms.ambient.rgb * albedo), 1.0);
+    let clip = frame.uniforms.view_proj * vec4<f32>(world, 1.0);
+    var out: ImpostorFragment;
+    out.color = vec4<f32>(max(color, frame.uniforms.ambient.rgb * albedo), 1.0);
+    out.depth = clamp(clip.z / clip.w, 0.0, 1.0);
+    return out;
 }

@@ -11,6 +11,8 @@ struct Impostor {
     sphere: vec4<f32>;
     // Views per side, texels per cell side at level 0, mip levels, alpha cutoff.
     layout: vec4<f32>;
+    // The prop's perceptual roughness and metallic (its parts' mean), unused, unused.
+    surface: vec4<f32>;
 };
 
 [[group(1), binding(0)]]
@@ -44,34 +46,6 @@ fn grid_position(d: vec3<f32>) -> vec2<f32> {
     return clamp(g, vec2<f32>(0.0, 0.0), vec2<f32>(grid - 1.0, grid - 1.0));
 }
 
-// Where the ray `origin + t × dir` crosses the picture plane of view `cell`, in the
-// cell's [0, 1]² (x right, y down), and how far in front of the plane the view saw it.
-struct CellHit {
-    local: vec2<f32>;
-    toward: vec3<f32>;
-    point: vec3<f32>;
-};
-
-fn cell_hit(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>) -> CellHit {
-    let grid = impostor.layout.x;
-    let d = oct_decode((cell + vec2<f32>(0.5, 0.5)) / grid * 2.0 - vec2<f32>(1.0, 1.0));
-    // An even grid has no view at the zenith, so h > 0.
-    let h = max(sqrt(d.x * d.x + d.z * d.z), 1e-6);
-    let right = vec3<f32>(-d.z / h, 0.0, d.x / h);
-    let up = vec3<f32>(-d.x * d.y / h, h, -d.y * d.z / h);
-    let centre = impostor.sphere.xyz;
-    let along = dot(dir, d);
-    let t = dot(centre - origin, d) / select(along, -1e-6, abs(along) < 1e-6);
-    let point = origin + dir * t;
-    let q = point - centre;
-    let r = impostor.sphere.w;
-    var hit: CellHit;
-    hit.local = vec2<f32>(0.5 + 0.5 * dot(q, right) / r, 0.5 - 0.5 * dot(q, up) / r);
-    hit.toward = d;
-    hit.point = point;
-    return hit;
-}
-
 // Atlas coordinates of `local` in `cell`, kept half a texel inside the cell at mip
 // `level` so that no tap reads a neighbouring view.
 fn atlas_uv(cell: vec2<f32>, local: vec2<f32>, level: f32) -> vec2<f32> {
@@ -87,6 +61,72 @@ fn atlas_level(local: vec2<f32>) -> f32 {
     let texels = local * impostor.layout.y;
     let footprint = max(length(dpdx(texels)), length(dpdy(texels)));
     return clamp(log2(max(footprint, 1e-6)), 0.0, impostor.layout.z - 1.0);
+}
+
+// Where a ray meets view `cell`: the cell's [0, 1]² coordinates (x right, y down), the
+// view's direction, and the point of its picture plane there (prop space).
+struct CellHit {
+    local: vec2<f32>;
+    toward: vec3<f32>;
+    point: vec3<f32>;
+};
+
+// View `cell`'s direction (towards the viewer) and its picture's right and up.
+struct ViewBasis {
+    toward: vec3<f32>;
+    right: vec3<f32>;
+    up: vec3<f32>;
+};
+
+fn view_basis(cell: vec2<f32>) -> ViewBasis {
+    let grid = impostor.layout.x;
+    let d = oct_decode((cell + vec2<f32>(0.5, 0.5)) / grid * 2.0 - vec2<f32>(1.0, 1.0));
+    // An even grid has no view at the zenith, so h > 0.
+    let h = max(sqrt(d.x * d.x + d.z * d.z), 1e-6);
+    var basis: ViewBasis;
+    basis.toward = d;
+    basis.right = vec3<f32>(-d.z / h, 0.0, d.x / h);
+    basis.up = vec3<f32>(-d.x * d.y / h, h, -d.y * d.z / h);
+    return basis;
+}
+
+// The hit of the view's orthographic projection of prop-space point `p`.
+fn projected(basis: ViewBasis, p: vec3<f32>) -> CellHit {
+    let centre = impostor.sphere.xyz;
+    let r = impostor.sphere.w;
+    let q = p - centre;
+    var hit: CellHit;
+    hit.local = vec2<f32>(0.5 + 0.5 * dot(q, basis.right) / r, 0.5 - 0.5 * dot(q, basis.up) / r);
+    hit.toward = basis.toward;
+    hit.point = p - basis.toward * dot(q, basis.toward);
+    return hit;
+}
+
+// How far along `dir` a ray moves to rise `height` towards the view.
+fn along_ray(dir: vec3<f32>, toward: vec3<f32>, height: f32) -> vec3<f32> {
+    let along = dot(dir, toward);
+    return dir * (height / select(along, -1e-6, abs(along) < 1e-6));
+}
+
+// Where the ray `origin + t × dir` meets the surface view `cell` saw: its crossing of
+// the picture plane, moved along the ray to the depth the view's atlas holds there (one
+// step of parallax mapping, at mip `level`), so that the blended views agree on where
+// each point of the prop is instead of each showing it where its own plane is crossed.
+fn surface_hit(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>, level: f32) -> CellHit {
+    let basis = view_basis(cell);
+    let to_plane = along_ray(dir, basis.toward, dot(impostor.sphere.xyz - origin, basis.toward));
+    let crossing = projected(basis, origin + to_plane);
+    let depth = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(cell, crossing.local, level), level).a;
+    let rise = (depth * 2.0 - 1.0) * impostor.sphere.w;
+    return projected(basis, crossing.point + along_ray(dir, basis.toward, rise));
+}
+
+// The mip level where the ray `origin + t × dir` crosses view `cell`'s picture plane
+// (call in uniform control flow).
+fn plane_level(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>) -> f32 {
+    let basis = view_basis(cell);
+    let to_plane = along_ray(dir, basis.toward, dot(impostor.sphere.xyz - origin, basis.toward));
+    return atlas_level(projected(basis, origin + to_plane).local);
 }
 
 // The four views around `view` (the direction towards the viewer) and their bilinear

@@ -25,6 +25,10 @@ struct ShadowOutput {
     // Prop space, towards the light.
     [[location(1), interpolate(flat)]] view: vec3<f32>;
     [[location(2), interpolate(flat)]] fade: f32;
+    [[location(3), interpolate(flat)]] model0: vec4<f32>;
+    [[location(4), interpolate(flat)]] model1: vec4<f32>;
+    [[location(5), interpolate(flat)]] model2: vec4<f32>;
+    [[location(6), interpolate(flat)]] model3: vec4<f32>;
 };
 
 [[stage(vertex)]]
@@ -40,25 +44,49 @@ fn vs_impostor_shadow([[builtin(vertex_index)]] index: u32, i: Instance) -> Shad
     out.clip = vp * vec4<f32>(world, 1.0);
     out.point = to_prop(model, world, 1.0);
     out.view = normalize(to_prop(model, toward, 0.0));
+    out.model0 = model[0];
+    out.model1 = model[1];
+    out.model2 = model[2];
+    out.model3 = model[3];
     out.fade = i.model0.w;
     return out;
 }
 
+// The depth the light sees: of the surface the atlas holds, not of the card, so the
+// prop shades itself where its mesh would; moved back along the light by
+// IMPOSTOR_SHADOW_BIAS radii, since the camera's views and the light's place a point
+// a few atlas texels apart.
+let IMPOSTOR_SHADOW_BIAS: f32 = 0.05;
+
 [[stage(fragment)]]
-fn fs_impostor_shadow(in: ShadowOutput) {
+fn fs_impostor_shadow(in: ShadowOutput) -> [[builtin(frag_depth)]] f32 {
     let views = views_around(in.view);
     let dir = -in.view;
-    let h0 = cell_hit(corner(views.base, 0), in.point, dir);
-    let h1 = cell_hit(corner(views.base, 1), in.point, dir);
-    let h2 = cell_hit(corner(views.base, 2), in.point, dir);
-    let h3 = cell_hit(corner(views.base, 3), in.point, dir);
-    let level = atlas_level(h0.local);
+    let level = plane_level(corner(views.base, 0), in.point, dir);
+    let h0 = surface_hit(corner(views.base, 0), in.point, dir, level);
+    let h1 = surface_hit(corner(views.base, 1), in.point, dir, level);
+    let h2 = surface_hit(corner(views.base, 2), in.point, dir, level);
+    let h3 = surface_hit(corner(views.base, 3), in.point, dir, level);
     let a0 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level).a;
     let a1 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level).a;
     let a2 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level).a;
     let a3 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level).a;
+    let d0 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level).a;
+    let d1 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level).a;
+    let d2 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level).a;
+    let d3 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level).a;
     let coverage = dot(views.weights, vec4<f32>(a0, a1, a2, a3));
     if (coverage < impostor.layout.w || faded_out(in.fade, in.clip.xy)) {
         discard;
     }
+    let w = views.weights * vec4<f32>(a0, a1, a2, a3) / coverage;
+    let r = impostor.sphere.w;
+    let surface = (h0.point + h0.toward * (d0 * 2.0 - 1.0) * r) * w.x
+        + (h1.point + h1.toward * (d1 * 2.0 - 1.0) * r) * w.y
+        + (h2.point + h2.toward * (d2 * 2.0 - 1.0) * r) * w.z
+        + (h3.point + h3.toward * (d3 * 2.0 - 1.0) * r) * w.w
+        - in.view * (IMPOSTOR_SHADOW_BIAS * r);
+    let model = mat4x4<f32>(in.model0, in.model1, in.model2, in.model3);
+    let clip = camera.view_proj * model * vec4<f32>(surface, 1.0);
+    return clamp(clip.z / clip.w, 0.0, 1.0);
 }

@@ -101,8 +101,8 @@ fn material_layout_entries() -> [BindGroupLayoutEntry; 7] {
 }
 
 /// Bytes of an impostor's uniform: its sphere, then grid, cell texels, levels and alpha
-/// cutoff.
-pub const IMPOSTOR_UNIFORM_SIZE: u64 = 32;
+/// cutoff, then its surface (roughness, metallic, two unused).
+pub const IMPOSTOR_UNIFORM_SIZE: u64 = 48;
 
 /// The impostor bind group: the uniform (both stages), the albedo atlas 1, the sampler 2
 /// and the normal atlas 3.
@@ -161,11 +161,12 @@ impl Pipelines {
             label: Some("prop shadow camera"),
             entries: &[BindGroupLayoutEntry {
                 binding: 0,
-                visibility: ShaderStages::VERTEX,
+                visibility: ShaderStages::VERTEX_FRAGMENT,
                 ty: BindingType::Buffer {
                     ty: BufferBindingType::Uniform,
                     has_dynamic_offset: false,
-                    // The light's view-projection, then the unit vector towards it.
+                    // The light's view-projection, then the unit vector towards it (the
+                    // impostors' fragments project their surface with it).
                     min_binding_size: NonZeroU64::new(80),
                 },
                 count: None,
