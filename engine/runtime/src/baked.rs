@@ -30,7 +30,7 @@ pub fn shape_of(entry: &Entry) -> PropShape {
 /// blobs; `None` where the bake made none.
 pub fn impostor_of<'a>(prop: &'a PropView<'_>) -> Option<ImpostorGeometry<'a>> {
     let impostor = prop.entry.impostor()?;
-    let (roughness, metallic) = mean_surface(&prop.entry);
+    let (roughness, metallic) = mean_surface(prop);
     Some(ImpostorGeometry {
         grid: impostor.grid,
         cell_px: impostor.cell_px,
@@ -43,12 +43,12 @@ pub fn impostor_of<'a>(prop: &'a PropView<'_>) -> Option<ImpostorGeometry<'a>> {
     })
 }
 
-/// The perceptual roughness and metallic factors of the entry's parts, each weighted by
-/// its finest level's triangles: what an impostor, whose atlas keeps neither, is shaded
-/// with. (Texture-modulated factors count as their factor.)
-fn mean_surface(entry: &Entry) -> (f32, f32) {
+/// The perceptual roughness and metallic of `prop`'s parts, each part's factor times its
+/// metallic-roughness texture's mean (green and blue), weighted by its finest level's
+/// triangles: what an impostor, whose atlas keeps neither, is shaded with.
+fn mean_surface(prop: &PropView<'_>) -> (f32, f32) {
     let (mut roughness, mut metallic, mut weight) = (0.0f64, 0.0f64, 0.0f64);
-    for part in &entry.parts {
+    for part in &prop.entry.parts {
         let Some(finest) = part.levels.first() else {
             continue;
         };
@@ -57,8 +57,13 @@ fn mean_surface(entry: &Entry) -> (f32, f32) {
             IndexFormat::U32 => 4,
         };
         let triangles = (finest.index_bytes.len() / index / 3) as f64;
-        roughness += triangles * f64::from(part.material.roughness_factor);
-        metallic += triangles * f64::from(part.material.metallic_factor);
+        let material = &part.material;
+        let texture_mean = material
+            .texture(Channel::MetallicRoughness)
+            .and_then(|binding| prop.textures.get(binding.texture as usize)?.mean())
+            .unwrap_or([1.0; 4]);
+        roughness += triangles * f64::from(material.roughness_factor * texture_mean[1]);
+        metallic += triangles * f64::from(material.metallic_factor * texture_mean[2]);
         weight += triangles;
     }
     if weight == 0.0 {

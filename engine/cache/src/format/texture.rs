@@ -190,6 +190,25 @@ pub struct TextureView<'a> {
     pub levels: Vec<&'a [u8]>,
 }
 
+impl TextureView<'_> {
+    /// The mean of the texels (RGBA, `[0, 1]`, as stored: sRGB colours stay encoded),
+    /// from the smallest level, which the baker box-filters down from the largest;
+    /// `None` for a texture without levels.
+    pub fn mean(&self) -> Option<[f32; 4]> {
+        let last = self.levels.len().checked_sub(1)?;
+        let (w, h) = (level_size(self.width, last), level_size(self.height, last));
+        let texels = self.format.decode(self.levels[last], w, h);
+        let mut sum = [0.0f64; 4];
+        for texel in texels.chunks_exact(4) {
+            for (s, &c) in sum.iter_mut().zip(texel) {
+                *s += f64::from(c);
+            }
+        }
+        let count = (texels.len() / 4).max(1) as f64;
+        Some(sum.map(|s| (s / count / 255.0) as f32))
+    }
+}
+
 fn level_bytes(format: PixelFormat, width: u32, height: u32, level: usize) -> u64 {
     format.image_bytes(level_size(width, level), level_size(height, level))
 }
@@ -371,6 +390,21 @@ mod tests {
             format,
             levels,
         }
+    }
+
+    #[test]
+    fn a_texture_s_mean_is_its_smallest_level_decoded() {
+        let baked = sample();
+        let file = encode_texture(&baked).unwrap();
+        let view = TextureView::parse(&file.bytes).unwrap();
+        let texel = PixelFormat::Bc3Srgb.decode(&baked.levels[3], 1, 1);
+        let expected: Vec<f32> = texel.iter().map(|&c| f32::from(c) / 255.0).collect();
+        assert_eq!(view.mean().unwrap().to_vec(), expected);
+        let empty = TextureView {
+            levels: Vec::new(),
+            ..view
+        };
+        assert_eq!(empty.mean(), None);
     }
 
     fn golden_path() -> PathBuf {
