@@ -10,7 +10,7 @@
 
 use sylva_mesh::Sphere;
 
-use crate::octahedral::{dot, normalized, ViewBasis};
+use crate::octahedral::{cross, dot, normalized, ViewBasis};
 use crate::sample::bilinear;
 use crate::source::{LinearTexture, PreparedPart};
 
@@ -222,11 +222,9 @@ fn shade(
     w: [f32; 3],
 ) -> Option<([f32; 3], [f32; 3])> {
     let blend = |x: f32, y: f32, z: f32| w[0] * x + w[1] * y + w[2] * z;
+    let uv = [0, 1].map(|i| blend(a.uv[i], b.uv[i], c.uv[i]));
     let texel = match part.texture {
-        Some((t, binding)) => {
-            let uv = [0, 1].map(|i| blend(a.uv[i], b.uv[i], c.uv[i]));
-            bilinear(&textures[t], binding, uv)
-        }
+        Some((t, binding)) => bilinear(&textures[t], binding, uv),
         None => [1.0; 4],
     };
     let albedo: [f32; 4] = std::array::from_fn(|i| {
@@ -243,7 +241,32 @@ fn shade(
     let normal = normalized(std::array::from_fn(|i| {
         blend(a.normal[i], b.normal[i], c.normal[i])
     }));
+    let normal = match part.normal_map {
+        Some((t, binding, scale)) => {
+            let tangent = std::array::from_fn(|i| blend(a.tangent[i], b.tangent[i], c.tangent[i]));
+            mapped_normal(normal, tangent, bilinear(&textures[t], binding, uv), scale)
+        }
+        None => normal,
+    };
     Some(([albedo[0], albedo[1], albedo[2]], normal))
+}
+
+/// Unit normal `n` bent by normal-map texel `texel` through the tangent frame of
+/// `tangent` (xyz, handedness in w), as the renderer does (glTF: bitangent =
+/// cross(normal, tangent) × w; Z rebuilt from X and Y, which BC5 stores); `n` itself
+/// where the vertex has no tangent.
+fn mapped_normal(n: [f32; 3], tangent: [f32; 4], texel: [f32; 4], scale: f32) -> [f32; 3] {
+    let along = dot(n, [tangent[0], tangent[1], tangent[2]]);
+    let t = normalized(std::array::from_fn(|i| tangent[i] - n[i] * along));
+    if t == [0.0; 3] || n == [0.0; 3] {
+        return n;
+    }
+    let handedness = if tangent[3] < 0.0 { -1.0 } else { 1.0 };
+    let b = cross(n, t).map(|c| c * handedness);
+    let (x, y) = (texel[0] * 2.0 - 1.0, texel[1] * 2.0 - 1.0);
+    let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+    let (x, y) = (x * scale, y * scale);
+    normalized(std::array::from_fn(|i| t[i] * x + b[i] * y + n[i] * z))
 }
 
 #[cfg(test)]

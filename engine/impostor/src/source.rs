@@ -16,8 +16,9 @@ pub struct PartSource<'a> {
     pub material: &'a Material,
 }
 
-/// A base-colour texture's largest level: `width × height` RGBA8 sRGB texels, rows top
-/// to bottom; materials index them by `TextureBinding::texture`.
+/// A texture's largest level: `width × height` RGBA8 texels (sRGB colour for base
+/// colour, data for normal maps), rows top to bottom; materials index them by
+/// `TextureBinding::texture`.
 #[derive(Clone, Copy, Debug)]
 pub struct TextureSource<'a> {
     pub width: u32,
@@ -41,6 +42,9 @@ pub(crate) struct PreparedPart<'a> {
     /// Linear RGBA multiplier.
     pub factor: [f32; 4],
     pub texture: Option<(usize, TextureBinding)>,
+    /// The tangent-space normal map: an index into the prepared textures (decoded as
+    /// linear data, not colour), its binding and its scale.
+    pub normal_map: Option<(usize, TextureBinding, f32)>,
     /// Fragments whose alpha is below it are discarded (0 for opaque materials).
     pub cutoff: f32,
     pub double_sided: bool,
@@ -64,6 +68,9 @@ impl<'a> Prepared<'a> {
         let mut prepared = Vec::with_capacity(parts.len());
         let mut drawn = Vec::new();
         let mut triangles = 0u64;
+        // Normal maps are prepared after the colour textures, each source once, decoded
+        // as data: by first use.
+        let mut normal_maps: Vec<u32> = Vec::new();
         for (p, part) in parts.iter().enumerate() {
             check_part(p, part, textures.len())?;
             let mut indices = Vec::with_capacity(part.indices.len());
@@ -83,6 +90,14 @@ impl<'a> Prepared<'a> {
                 texture: material
                     .base_color_texture
                     .map(|binding| (binding.texture as usize, binding)),
+                normal_map: material.normal_texture.map(|binding| {
+                    let first_use = normal_maps.iter().position(|&t| t == binding.texture);
+                    let k = first_use.unwrap_or_else(|| {
+                        normal_maps.push(binding.texture);
+                        normal_maps.len() - 1
+                    });
+                    (textures.len() + k, binding, material.normal_scale)
+                }),
                 cutoff: match material.alpha_mode {
                     AlphaMode::Opaque => 0.0,
                     AlphaMode::Mask { cutoff } => cutoff,
@@ -91,14 +106,16 @@ impl<'a> Prepared<'a> {
                 double_sided: material.double_sided,
             });
         }
-        let textures = textures
+        let colours = textures
             .iter()
             .enumerate()
-            .map(|(t, texture)| LinearTexture::decode(t, texture))
-            .collect::<Result<_, _>>()?;
+            .map(|(t, texture)| LinearTexture::decode(t, texture));
+        let normals = normal_maps
+            .iter()
+            .map(|&t| LinearTexture::data(t as usize, &textures[t as usize]));
         Ok(Prepared {
             parts: prepared,
-            textures,
+            textures: colours.chain(normals).collect::<Result<_, _>>()?,
             sphere: Sphere::around(&drawn),
             bounds: Aabb::of_points(&drawn),
             triangles,
@@ -131,15 +148,18 @@ fn check_part(p: usize, part: &PartSource, textures: usize) -> Result<(), Impost
     {
         return Err(ImpostorError::NonFinitePosition { part: p, vertex });
     }
-    match part.material.base_color_texture {
-        Some(binding) if binding.texture as usize >= textures => {
-            Err(ImpostorError::MissingTexture {
-                part: p,
-                texture: binding.texture,
-                textures,
-            })
-        }
-        _ => Ok(()),
+    let material = part.material;
+    match [material.base_color_texture, material.normal_texture]
+        .into_iter()
+        .flatten()
+        .find(|binding| binding.texture as usize >= textures)
+    {
+        Some(binding) => Err(ImpostorError::MissingTexture {
+            part: p,
+            texture: binding.texture,
+            textures,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -152,7 +172,23 @@ fn has_area([a, b, c]: [[f32; 3]; 3]) -> bool {
 }
 
 impl LinearTexture {
+    /// A colour texture: sRGB decoded to linear light.
     fn decode(t: usize, texture: &TextureSource) -> Result<Self, ImpostorError> {
+        Self::with(t, texture, decode_texel)
+    }
+
+    /// A data texture (a normal map): each byte over 255.
+    fn data(t: usize, texture: &TextureSource) -> Result<Self, ImpostorError> {
+        Self::with(t, texture, |texel| {
+            std::array::from_fn(|i| f32::from(texel[i]) / 255.0)
+        })
+    }
+
+    fn with(
+        t: usize,
+        texture: &TextureSource,
+        decode: impl Fn(&[u8]) -> [f32; 4],
+    ) -> Result<Self, ImpostorError> {
         let texels = texture.width as usize * texture.height as usize;
         if texels == 0 || texture.rgba8.len() != texels * 4 {
             return Err(ImpostorError::TextureSize {
@@ -165,7 +201,7 @@ impl LinearTexture {
         Ok(LinearTexture {
             width: texture.width,
             height: texture.height,
-            texels: texture.rgba8.chunks_exact(4).map(decode_texel).collect(),
+            texels: texture.rgba8.chunks_exact(4).map(decode).collect(),
         })
     }
 }

@@ -626,6 +626,51 @@ fn albedo_is_factor_times_vertex_colour_times_texture_as_the_renderer_shades_it(
     );
 }
 
+#[test]
+fn a_normal_map_bends_the_atlas_normals_through_the_tangent_frame_as_the_renderer_does() {
+    // One texel tilting the normal half-way towards the tangent: x = 2 × 191/255 − 1.
+    let texel = [191, 128, 255, 255];
+    let texture = [TextureSource {
+        width: 1,
+        height: 1,
+        rgba8: &texel,
+    }];
+    let plain = cube(1.0, [0.0; 3], Material::default());
+    let mut mapped = cube(
+        1.0,
+        [0.0; 3],
+        Material {
+            normal_texture: binding(0, WrapMode::Repeat, WrapMode::Repeat),
+            ..Material::default()
+        },
+    );
+    // Every face's tangent is the next axis after its normal's, right-handed.
+    for v in &mut mapped.vertices {
+        let axis = v.normal.iter().position(|c| *c != 0.0).unwrap();
+        v.tangent = [0.0, 0.0, 0.0, 1.0];
+        v.tangent[(axis + 1) % 3] = 1.0;
+    }
+    // The top face (+y) seen from the view nearest the zenith: tangent +z.
+    let centre_normal = |impostor: &Impostor| {
+        let side = impostor.cell_px;
+        let (x, y) = (6 * side + side / 2, 6 * side + side / 2);
+        let at = ((y * impostor.atlas_px(0) + x) * 4) as usize;
+        let n: [f32; 3] =
+            std::array::from_fn(|i| f32::from(impostor.normal[0][at + i]) / 255.0 * 2.0 - 1.0);
+        n
+    };
+    let flat = centre_normal(&bake(&[&plain], &texture).unwrap().0);
+    let bent = centre_normal(&bake(&[&mapped], &texture).unwrap().0);
+    let x = 2.0 * 191.0 / 255.0 - 1.0f32;
+    let expected = normalized([0.0, (1.0 - x * x).sqrt(), x]);
+    for (got, want) in [(flat, [0.0, 1.0, 0.0]), (bent, expected)] {
+        assert!(
+            (0..3).all(|i| (got[i] - want[i]).abs() < 0.02),
+            "{got:?} against {want:?}"
+        );
+    }
+}
+
 /// The share of texels of every cell at `level` whose alpha passes 0.5.
 fn passing_share(impostor: &Impostor, level: usize) -> f32 {
     let level = &impostor.albedo[level];

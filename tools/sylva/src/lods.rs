@@ -1,7 +1,10 @@
 //! `sylva lods`: one baked prop at each of its LOD levels, side by side in one PNG, each
 //! panel labelled with its level and the triangles drawn. The panels are real frames
 //! of the runtime: the prop stands alone on flat ground, and each panel's LOD bands are
-//! set so that the camera's distance falls in that panel's level.
+//! set so that the camera's distance falls in that panel's level. The mesh levels are
+//! seen from where the prop fills the panel; the impostor, which is only ever drawn far
+//! away, from its default switch distance through a lens narrowed to fill the panel
+//! alike (up close its orthographic views would not hold the perspective).
 
 use std::path::PathBuf;
 
@@ -56,6 +59,8 @@ pub struct LevelPanel {
     pub level: u8,
     /// Whether the level is the prop's impostor (the one after its mesh levels).
     pub impostor: bool,
+    /// How far the camera was from the prop's centre.
+    pub distance_m: f32,
     /// Triangles the camera drew (every part of the prop at this level).
     pub triangles: u64,
     /// The level's share of level 0's triangles, as baked.
@@ -105,7 +110,15 @@ pub fn run(args: Args) -> Result<()> {
     }
     let panel = (args.width / u32::from(lods), args.height);
     let (lo, hi) = (Vec3::from(entry.bounds.min), Vec3::from(entry.bounds.max));
-    let camera = framing_camera((lo + hi) * 0.5, (hi - lo).length() * 0.5, panel);
+    let (centre, radius) = ((lo + hi) * 0.5, (hi - lo).length() * 0.5);
+    let camera_at = |level: u8| {
+        let from = if shape.is_impostor(level) {
+            impostor_distance()
+        } else {
+            0.0
+        };
+        framing_camera(centre, radius, panel, from)
+    };
     let terrain = flat_ground_under(lo, hi)?;
     let session = Session::new(
         SEED,
@@ -116,7 +129,7 @@ pub fn run(args: Args) -> Result<()> {
 
     let world_at = |level: u8| -> Result<World> {
         let config = LodConfig {
-            edges_m: edges_putting_in_level(camera.eye.length(), level, lods),
+            edges_m: edges_putting_in_level(camera_at(level).eye.length(), level, lods),
             hysteresis_m: 0.0,
             ..LodConfig::default()
         };
@@ -133,6 +146,7 @@ pub fn run(args: Args) -> Result<()> {
         let world = runtime.world_mut();
         let key = world.prop_key(&args.prop);
         world.registry_mut().insert(1, key, Mat4::IDENTITY, level)?;
+        let camera = camera_at(level);
         let (image, stats) = runtime.render_image(camera, 0.0, panel.0, panel.1)?;
         // Every part of the one placement, at this level and no other.
         let drawn_here = stats.draw.instances_per_lod.get(usize::from(level));
@@ -148,6 +162,7 @@ pub fn run(args: Args) -> Result<()> {
         levels.push(LevelPanel {
             level,
             impostor,
+            distance_m: camera.eye.distance(centre),
             triangles: stats.draw.triangles,
             achieved_ratio: if impostor {
                 stats.draw.triangles as f32 / level_triangles(&entry, 0).max(1) as f32
@@ -158,7 +173,16 @@ pub fn run(args: Args) -> Result<()> {
         images.push(image);
     }
     for (image, panel) in images.iter_mut().zip(&levels) {
-        let label = format!("{} {} tris", panel.name(), panel.triangles);
+        let label = if panel.impostor {
+            format!(
+                "{} {} tris, {:.0} m",
+                panel.name(),
+                panel.triangles,
+                panel.distance_m
+            )
+        } else {
+            format!("{} {} tris", panel.name(), panel.triangles)
+        };
         draw_label(image, &label);
     }
     let picture = side_by_side(&images);
@@ -207,16 +231,41 @@ fn level_triangles(entry: &Entry, level: u8) -> u64 {
         .sum()
 }
 
-/// A camera from [`VIEW_DIRECTION`] at the distance where a sphere of `radius` around
-/// `centre` fills a panel of `(width, height)` (the narrower field of view decides).
-fn framing_camera(centre: Vec3, radius: f32, (width, height): (u32, u32)) -> CameraView {
+/// A camera from [`VIEW_DIRECTION`] in which a sphere of `radius` around `centre` fills
+/// a panel of `(width, height)` (the narrower field of view decides): at the distance
+/// where the default field of view does, or, if that is nearer, at `at_least` with the
+/// field of view narrowed.
+fn framing_camera(
+    centre: Vec3,
+    radius: f32,
+    (width, height): (u32, u32),
+    at_least: f32,
+) -> CameraView {
     let mut camera = CameraView::new(centre, centre + Vec3::Z);
-    let half_vertical = (camera.vfov * 0.5).to_radians();
+    let radius = radius.max(0.01);
     let aspect = width as f32 / height as f32;
+    let half_vertical = (camera.vfov * 0.5).to_radians();
     let half_horizontal = (half_vertical.tan() * aspect).atan();
-    let distance = radius.max(0.01) / half_vertical.min(half_horizontal).sin();
+    let mut distance = radius / half_vertical.min(half_horizontal).sin();
+    if distance < at_least {
+        distance = at_least;
+        let narrower = (radius / distance).asin();
+        let half_vertical = if aspect >= 1.0 {
+            narrower
+        } else {
+            (narrower.tan() / aspect).atan()
+        };
+        camera.vfov = 2.0 * half_vertical.to_degrees();
+    }
     camera.eye = centre + VIEW_DIRECTION.normalize() * distance;
     camera
+}
+
+/// Where the default LOD bands draw a placement as its impostor alone: past the last
+/// edge's fade.
+fn impostor_distance() -> f32 {
+    let config = LodConfig::default();
+    config.edges_m.last().copied().unwrap_or(0.0) + config.hysteresis_m + 1.0
 }
 
 /// Band edges for a prop of `lods` levels that put a placement at `distance` from the
@@ -348,13 +397,22 @@ mod tests {
     }
 
     #[test]
-    fn the_framing_camera_sees_the_whole_sphere() {
-        let camera = framing_camera(Vec3::new(0.0, 5.0, 0.0), 6.0, (320, 360));
-        let view_proj = camera.view_proj(320.0 / 360.0);
-        for corner in [Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z] {
-            let clip = view_proj * (Vec3::new(0.0, 5.0, 0.0) + corner * 6.0).extend(1.0);
-            let ndc = clip.truncate() / clip.w;
-            assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{corner}: {ndc}");
+    fn the_framing_camera_sees_the_whole_sphere_and_fills_the_panel_from_any_distance() {
+        let centre = Vec3::new(0.0, 5.0, 0.0);
+        for panel in [(320, 360), (640, 360)] {
+            for at_least in [0.0, 155.0] {
+                let camera = framing_camera(centre, 6.0, panel, at_least);
+                assert!(camera.eye.distance(centre) >= at_least - 1e-3);
+                let view_proj = camera.view_proj(panel.0 as f32 / panel.1 as f32);
+                let mut widest = 0.0f32;
+                for corner in [Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z] {
+                    let clip = view_proj * (centre + corner * 6.0).extend(1.0);
+                    let ndc = clip.truncate() / clip.w;
+                    assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{corner}: {ndc}");
+                    widest = widest.max(ndc.x.abs()).max(ndc.y.abs());
+                }
+                assert!(widest > 0.85, "{panel:?} from {at_least} m: {widest}");
+            }
         }
     }
 }
