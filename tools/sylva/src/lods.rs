@@ -175,7 +175,7 @@ pub fn run(args: Args) -> Result<()> {
     for (image, panel) in images.iter_mut().zip(&levels) {
         let label = if panel.impostor {
             format!(
-                "{} {} tris, {:.0} m",
+                "{} {} tris {:.0}m",
                 panel.name(),
                 panel.triangles,
                 panel.distance_m
