@@ -80,7 +80,7 @@ impl Stage {
         let mut props = PropsRenderer::new(&self.context.renderer, &self.context.base.interfaces);
         props.set_texture_upload(upload);
         let mut registry = PlacementRegistry::new();
-        let key = registry.intern(&view.entry.prop_id);
+        let key = registry.intern(view.entry.prop_id);
         registry.set_prop_shape(key, shape_of(&view.entry)).unwrap();
         props
             .set_prop(
