@@ -2,8 +2,10 @@
 //! entry must be in the manifest under the current key and equal byte for byte, and so
 //! must every texture blob it names.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use sylva_cache::CacheDir;
@@ -76,6 +78,8 @@ pub fn check_folder(assets: &Path, cache: &CacheDir) -> Result<Vec<Finding>, Fol
     let snapshot = read_snapshot(assets)?;
     let (catalog, _) = snapshot.resolve()?;
     let manifest = cache.read_manifest()?;
+    // The blobs the fresh bakes name: a corrupt entry on disk cannot say which are its.
+    let fresh_names = Mutex::new(BTreeSet::new());
     let mut findings: Vec<Finding> = catalog
         .props()
         .par_iter()
@@ -96,6 +100,10 @@ pub fn check_folder(assets: &Path, cache: &CacheDir) -> Result<Vec<Finding>, Fol
                 Ok(fresh) => fresh,
                 Err(error) => return Some(Finding::Failed { path, error }),
             };
+            fresh_names
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(textures.iter().map(|t| t.id.file_name()));
             let Some(listed) = manifest.assets.get(&path) else {
                 return Some(Finding::Missing { path });
             };
@@ -144,7 +152,8 @@ pub fn check_folder(assets: &Path, cache: &CacheDir) -> Result<Vec<Finding>, Fol
             findings.push(Finding::Unreferenced { entry });
         }
     }
-    let named = textures_named(cache, &manifest);
+    let mut named = textures_named(cache, &manifest);
+    named.extend(fresh_names.into_inner().unwrap_or_else(|e| e.into_inner()));
     for entry in cache.texture_files()? {
         if !named.contains(&entry) {
             findings.push(Finding::Unreferenced { entry });
