@@ -167,11 +167,13 @@ impl Comparison {
             ..CameraView::new(eye, Vec3::from(impostor.sphere.center))
         };
         let size = (side, side);
+        let (mut empty, no_placements) = stage.empty();
+        let background = stage.frame(&mut empty, &no_placements, camera, size);
         let mut drawn = |level: u8| {
             let (mut props, registry) =
                 stage.plugin(files, &[Mat4::IDENTITY], level, TextureUpload::Native);
             props.set_lod_fades(LodController::default().fades().hard());
-            let covered = stage.coverage(&mut props, &registry, camera, size);
+            let covered = stage.coverage(&mut props, &registry, camera, size, &background);
             (stage.frame(&mut props, &registry, camera, size), covered)
         };
         let lods = shape_of(&view.entry).lods;

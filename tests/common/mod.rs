@@ -101,17 +101,21 @@ pub fn add_file(assets: &std::path::Path, category: &str, file: &str) {
 /// The default world (seed 5, the prototype's cap of 2,500) painted with
 /// [`paint_busy_session`].
 pub fn busy_world() -> sylva::world::World {
+    let mut world = default_world(5, sylva::scatter::PROTOTYPE_PLACEMENT_CAP);
+    paint_busy_session(&mut world);
+    world
+}
+
+/// An empty session on the default world with the shipped assets and LOD bands.
+fn default_world(seed: u32, cap: usize) -> sylva::world::World {
     let session = sylva::scatter::Session::new(
-        5,
-        sylva::scatter::PROTOTYPE_PLACEMENT_CAP,
+        seed,
+        cap,
         sylva::scatter::TerrainSource::DefaultWorld,
         snapshot(),
     );
     let lod = sylva::lod::LodConfig::default();
-    let mut world =
-        sylva::world::World::new(sylva::terrain::default_world(), &session, &lod).unwrap();
-    paint_busy_session(&mut world);
-    world
+    sylva::world::World::new(sylva::terrain::default_world(), &session, &lod).unwrap()
 }
 
 /// A session of the shipped presets around the meadow, the lake and the beach with
@@ -142,15 +146,7 @@ pub fn paint_busy_session(world: &mut sylva::world::World) {
 /// Every shipped preset filled over the whole default world, in one session of about
 /// 190,000 placements: the far band's measure (`benches/frames.rs`, the overview).
 pub fn whole_world() -> sylva::world::World {
-    let session = sylva::scatter::Session::new(
-        1,
-        sylva::scatter::DEFAULT_PLACEMENT_CAP,
-        sylva::scatter::TerrainSource::DefaultWorld,
-        snapshot(),
-    );
-    let lod = sylva::lod::LodConfig::default();
-    let mut world =
-        sylva::world::World::new(sylva::terrain::default_world(), &session, &lod).unwrap();
+    let mut world = default_world(1, sylva::scatter::DEFAULT_PLACEMENT_CAP);
     for stem in [
         "mixed_forest",
         "meadow",

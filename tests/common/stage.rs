@@ -101,16 +101,16 @@ impl Stage {
 
     /// Which pixels `props` (with its placements in `registry`) covers from `camera`,
     /// its shadows left out: drawn as editor gizmos, which cast none, over the empty
-    /// scene, against the empty scene alone.
+    /// scene, against `background`, the empty scene's frame from `camera`.
     pub fn coverage(
         &mut self,
         props: &mut PropsRenderer,
         registry: &PlacementRegistry,
         camera: CameraView,
         (width, height): (u32, u32),
+        background: &RgbaImage,
     ) -> Vec<bool> {
         let (mut empty, no_placements) = self.empty();
-        let background = self.frame(&mut empty, &no_placements, camera, (width, height));
         let (texture, view) = offscreen_target(&self.context.renderer, width, height);
         draw_frame_with_overlays(
             &mut self.context,

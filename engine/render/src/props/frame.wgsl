@@ -89,3 +89,37 @@ fn v_smith_ggx_correlated(nov: f32, nol: f32, a: f32) -> f32 {
 fn f_schlick(u: f32, f0: vec3<f32>, f90: f32) -> vec3<f32> {
     return f0 + (vec3<f32>(f90, f90, f90) - f0) * pow(1.0 - u, 5.0);
 }
+
+// A surface as rend3-routine's BRDF sees it.
+struct Surface {
+    diffuse: vec3<f32>;
+    f0: vec3<f32>;
+    f90: f32;
+    roughness: f32;
+};
+
+// The surface of `albedo` (linear) with `metallic` and perceptual roughness `perceptual`.
+fn surface_of(albedo: vec3<f32>, metallic: f32, perceptual: f32) -> Surface {
+    var s: Surface;
+    // glTF's dielectric F0 of 4 % (rend3: reflectance 0.5 → 0.16 × 0.5²).
+    s.f0 = mix(vec3<f32>(0.04, 0.04, 0.04), albedo, vec3<f32>(metallic, metallic, metallic));
+    s.f90 = clamp(dot(s.f0, vec3<f32>(16.5, 16.5, 16.5)), 0.0, 1.0);
+    s.diffuse = albedo * (1.0 - metallic) / PI;
+    // Roughness 0 would make GGX a delta; Filament's floor keeps it finite.
+    let p = max(perceptual, 0.045);
+    s.roughness = p * p;
+    return s;
+}
+
+// What light `light` brings to surface `s` with normal `n`, seen along `v` (towards the
+// eye), before its shadow: the BRDF times the light's colour and n·l.
+fn sun_shading(light: DirectionalLight, s: Surface, n: vec3<f32>, v: vec3<f32>) -> vec3<f32> {
+    let l = -light.direction;
+    let h = normalize(v + l);
+    let nov = abs(dot(n, v)) + 0.00001;
+    let nol = clamp(dot(n, l), 0.0, 1.0);
+    let noh = clamp(dot(n, h), 0.0, 1.0);
+    let loh = clamp(dot(l, h), 0.0, 1.0);
+    let specular = d_ggx(noh, s.roughness) * v_smith_ggx_correlated(nov, nol, s.roughness) * f_schlick(loh, s.f0, s.f90);
+    return (s.diffuse + specular) * light.color * nol;
+}

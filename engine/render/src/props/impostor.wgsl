@@ -100,13 +100,8 @@ fn fs_impostor(in: ImpostorOutput) -> ImpostorFragment {
     // point up to a few atlas texels from there, so the lookup starts that far towards
     // the sun (beside the shadow pass's own bias).
     let lift = IMPOSTOR_SHADOW_LIFT * r * length(in.model0.xyz);
-    let metallic = impostor.surface.y;
-    let roughness = impostor.surface.x * impostor.surface.x;
-    let f0 = mix(vec3<f32>(0.04, 0.04, 0.04), albedo, vec3<f32>(metallic, metallic, metallic));
-    let f90 = clamp(dot(f0, vec3<f32>(16.5, 16.5, 16.5)), 0.0, 1.0);
-    let diffuse = albedo * (1.0 - metallic) / PI;
+    let shading = surface_of(albedo, impostor.surface.y, impostor.surface.x);
     let v = normalize(frame.uniforms.inv_view[3].xyz - world);
-    let nov = abs(dot(n, v)) + 0.00001;
     var color = vec3<f32>(0.0, 0.0, 0.0);
     var i: u32 = 0u;
     loop {
@@ -114,13 +109,7 @@ fn fs_impostor(in: ImpostorOutput) -> ImpostorFragment {
             break;
         }
         let light = lights.lights[i];
-        let l = -light.direction;
-        let h = normalize(v + l);
-        let nol = clamp(dot(n, l), 0.0, 1.0);
-        let noh = clamp(dot(n, h), 0.0, 1.0);
-        let loh = clamp(dot(l, h), 0.0, 1.0);
-        let specular = d_ggx(noh, roughness) * v_smith_ggx_correlated(nov, nol, roughness) * f_schlick(loh, f0, f90);
-        color = color + (diffuse + specular) * light.color * nol * sunlight(i, world - light.direction * lift);
+        color = color + sun_shading(light, shading, n, v) * sunlight(i, world - light.direction * lift);
         i = i + 1u;
     }
     let clip = frame.uniforms.view_proj * vec4<f32>(world, 1.0);

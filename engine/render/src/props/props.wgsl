@@ -98,36 +98,17 @@ fn fs_main(in: VertexOutput, [[builtin(front_facing)]] front: bool) -> [[locatio
         discard;
     }
     let n = shading_normal(in, front, map);
-    let metallic = material.factors.x * mr.b;
-    // Roughness 0 would make GGX a delta; Filament's floor keeps it finite.
-    let perceptual = max(material.factors.y * mr.g, 0.045);
-    let roughness = perceptual * perceptual;
+    let shading = surface_of(albedo.rgb, material.factors.x * mr.b, material.factors.y * mr.g);
     let occlusion = 1.0 + material.factors.w * (ao - 1.0);
-    let emissive = material.emissive.rgb * glow;
-    // glTF's dielectric F0 of 4 % (rend3: reflectance 0.5 → 0.16 × 0.5²).
-    let f0 = mix(vec3<f32>(0.04, 0.04, 0.04), albedo.rgb, vec3<f32>(metallic, metallic, metallic));
-    let f90 = clamp(dot(f0, vec3<f32>(16.5, 16.5, 16.5)), 0.0, 1.0);
-    let diffuse = albedo.rgb * (1.0 - metallic) / PI;
-    let eye = frame.uniforms.inv_view[3].xyz;
-    let v = normalize(eye - in.world);
-    let nov = abs(dot(n, v)) + 0.00001;
-
-    var color = emissive;
+    let v = normalize(frame.uniforms.inv_view[3].xyz - in.world);
+    var color = material.emissive.rgb * glow;
     var i: u32 = 0u;
     loop {
         if (i >= lights.count) {
             break;
         }
-        let light = lights.lights[i];
-        let l = -light.direction;
-        let h = normalize(v + l);
-        let nol = clamp(dot(n, l), 0.0, 1.0);
-        let noh = clamp(dot(n, h), 0.0, 1.0);
-        let loh = clamp(dot(l, h), 0.0, 1.0);
-        let specular = d_ggx(noh, roughness) * v_smith_ggx_correlated(nov, nol, roughness) * f_schlick(loh, f0, f90);
         // rend3 darkens the sunlight, not the ambient, by the occlusion map.
-        let lit = sunlight(i, in.world) * occlusion;
-        color = color + (diffuse + specular) * light.color * nol * lit;
+        color = color + sun_shading(lights.lights[i], shading, n, v) * sunlight(i, in.world) * occlusion;
         i = i + 1u;
     }
     // rend3's ambient floor.
