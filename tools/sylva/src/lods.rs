@@ -241,7 +241,7 @@ fn framing_camera(
     (width, height): (u32, u32),
     at_least: f32,
 ) -> CameraView {
-    let mut camera = CameraView::new(centre, centre + Vec3::Z);
+    let mut camera = CameraView::new(centre + VIEW_DIRECTION.normalize(), centre);
     let radius = radius.max(0.01);
     let aspect = width as f32 / height as f32;
     let half_vertical = (camera.vfov * 0.5).to_radians();
