@@ -8,18 +8,20 @@
 //! - **Albedo + coverage: BC3 sRGB**, colour fitted weighted by alpha (the texels
 //!   outside the silhouette do not pull its edge blocks dark), alpha interpolated at 8
 //!   bits: a quarter of RGBA8.
-//! - **Normal + depth: RGBA8 linear** ([`NORMAL_FORMAT`]). Measured on kit props
+//! - **Normal + depths: RGBA8 linear** ([`NORMAL_FORMAT`]; the normal in two channels,
+//!   the depth and the shadow depth in the other two). Measured on kit props
 //!   (`normal_atlas_error_by_format` below: the mean angle between the normal a
 //!   covered texel of level 0 holds as baked and the one decoded), BC3 (colour fitted
 //!   unweighted, as linear data would be) is off by
-//!   13.7° on the Scots pine, 11.8° on the oak (32² cells), 13.7° on the round shrub
-//!   and 9.7° on the granite boulder (16²); 10.3° and 7.4° on the two trees at 64²:
+//!   14.6° on the Scots pine, 12.5° on the oak (32² cells), 14.7° on the round shrub
+//!   and 10.6° on the granite boulder (16²), and the depth by 9–13 steps of 255:
 //!   the kit's props are faceted, a 4×4 block holds several facets' normals, and BC3
 //!   stores one line of four colours a block. Under the sun that is a shading error of
-//!   the order of the impostor's whole quality budget (28 dB PSNR is 4 % RMS). Depth
-//!   alone would survive BC3 (1.2–1.7 steps of 255), and BC5 has no room for it. So
-//!   normals stay exact at four times the bytes, and the bake caps cells at 32 texels
-//!   ([`crate::settings::IMPOSTOR_MAX_CELL_PX`]) to keep the kit's cache small.
+//!   the order of the impostor's whole quality budget (28 dB PSNR is 4 % RMS). So the
+//!   texels stay exact at four times the bytes, and the bake caps cells at 32 texels
+//!   ([`crate::settings::IMPOSTOR_MAX_CELL_PX`]) to keep the kit's cache small. (Two
+//!   BC5 blobs, the normal's two channels in one and the depths in the other, would
+//!   halve that; not measured yet.)
 //!
 //! Levels whose cells are under 4 texels are dropped ([`MIN_CELL_TEXELS`]): a 4×4
 //! block there would straddle two views, and a cell of 2 texels shows nothing a
@@ -186,10 +188,13 @@ mod tests {
     /// holds (RGBA8 `n × ½ + ½`) and the one in `stored`; and the depth channel's mean
     /// error in 8-bit steps. `albedo`'s alpha says which texels are covered.
     fn normal_error(exact: &[u8], stored: &[u8], albedo: &[u8]) -> (f64, f64) {
+        // The normal on the view's hemi-octahedral square (the angle between two does
+        // not depend on the view's frame).
         let unit = |t: &[u8]| {
-            let v = [0, 1, 2].map(|c| f64::from(t[c]) / 127.5 - 1.0);
-            let length = v.iter().map(|c| c * c).sum::<f64>().sqrt();
-            v.map(|c| c / length)
+            let [u, v] = [0, 1].map(|c| f64::from(t[c]) / 127.5 - 1.0);
+            let n = [(u + v) * 0.5, 1.0 - u.abs().max(v.abs()), (u - v) * 0.5];
+            let length = n.iter().map(|c| c * c).sum::<f64>().sqrt();
+            n.map(|c| c / length)
         };
         let (mut angle, mut depth, mut covered) = (0.0, 0.0, 0usize);
         for ((a, b), albedo) in exact
@@ -203,7 +208,7 @@ mod tests {
             let (n, m) = (unit(a), unit(b));
             let cos: f64 = (0..3).map(|c| n[c] * m[c]).sum();
             angle += cos.clamp(-1.0, 1.0).acos().to_degrees();
-            depth += f64::from(a[3].abs_diff(b[3]));
+            depth += f64::from(a[2].abs_diff(b[2]));
             covered += 1;
         }
         (angle / covered as f64, depth / covered as f64)

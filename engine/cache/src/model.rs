@@ -56,8 +56,9 @@ pub struct ImpostorView {
     /// Index into the entry's textures (and `PropView::textures`) of the albedo atlas:
     /// sRGB colour and coverage.
     pub albedo: u32,
-    /// Index of the normal atlas: the prop-space normal as `n × ½ + ½` and the depth
-    /// towards the camera, `[-radius, radius]` as `[0, 1]`.
+    /// Index of the normal atlas: the view-frame normal on the hemi-octahedral square
+    /// (RG), the depth towards the camera (B) and the depth of what the shadow pass draws
+    /// there (A), `[-radius, radius]` as `[0, 1]` (`sylva_impostor`'s layout).
     pub normal: u32,
 }
 

@@ -11,7 +11,7 @@
 //! take their colour, normal and depth at alpha 0 ([`fringe`]), so a bilinear tap
 //! across a silhouette sees no black.
 
-use crate::octahedral::normalized;
+use crate::octahedral::{encode, normalized};
 use crate::raster::Target;
 
 /// A texel in floating point, before encoding.
@@ -21,27 +21,52 @@ pub(crate) struct Texel {
     pub coverage: f32,
     /// Linear RGB: the mean over the covered part.
     pub colour: [f32; 3],
-    /// Unit normal of the covered part (zero where nothing is).
+    /// Unit normal of the covered part in the view's frame (zero where nothing is).
     pub normal: [f32; 3],
     /// Mean depth of the covered part, `[-1, 1]` as [`crate::raster::Sample::depth`].
     pub depth: f32,
+    /// The farthest depth over the covered part of what the shadow pass draws
+    /// ([`crate::raster::Sample::shadow_depth`]; the sphere's back, `−1`, where nothing
+    /// does: an open mesh seen from its front casts no shadow from there, and the light
+    /// passes the prop's whole depth). The farthest, not the mean: a mesh's shadow map
+    /// holds one surface per shadow texel, and where a texel's back faces jump (from a
+    /// rock's side to its buried underside, along the ground line) a mean would float an
+    /// occluder between them that shades ground the mesh leaves lit.
+    pub shadow_depth: f32,
 }
 
+/// The start of a sum of texels ([`add_weighted`]): nothing added yet.
+const NO_TEXELS: Texel = Texel {
+    coverage: 0.0,
+    colour: [0.0; 3],
+    normal: [0.0; 3],
+    depth: 0.0,
+    shadow_depth: f32::INFINITY,
+};
+
 /// The cell's texels: each the mean of its `supersample²` samples (colour, normal and
-/// depth over the covered ones).
+/// depth over the covered ones; the farthest shadow depth).
 pub(crate) fn resolve(target: &Target, supersample: u32) -> Vec<Texel> {
     let side = target.side / supersample;
     let mut texels = Vec::with_capacity(side as usize * side as usize);
     for ty in 0..side {
         for tx in 0..side {
             let mut covered = 0u32;
-            let mut texel = Texel::default();
+            let mut texel = NO_TEXELS;
             for sy in ty * supersample..(ty + 1) * supersample {
                 for sx in tx * supersample..(tx + 1) * supersample {
                     let sample = target.samples[(sy * target.side + sx) as usize];
                     if sample.covered {
                         covered += 1;
-                        add_weighted(&mut texel, 1.0, sample.colour, sample.normal, sample.depth);
+                        let shadow_depth = sample.shadow_depth.max(-1.0);
+                        add_weighted(
+                            &mut texel,
+                            1.0,
+                            &Texel {
+                                shadow_depth,
+                                ..texel_of(sample)
+                            },
+                        );
                     }
                 }
             }
@@ -57,24 +82,19 @@ pub(crate) fn resolve(target: &Target, supersample: u32) -> Vec<Texel> {
 
 /// The next level of a cell `side` texels wide: coverage is the mean of the 2×2 texels
 /// above; colour, normal and depth their coverage-weighted mean (so empty texels do not
-/// darken a silhouette), the normal renormalised.
+/// darken a silhouette), the normal renormalised; the shadow depth the farthest of the
+/// covered ones.
 pub(crate) fn halved(texels: &[Texel], side: u32) -> Vec<Texel> {
     let half = side / 2;
     let mut next = Vec::with_capacity(half as usize * half as usize);
     for y in 0..half {
         for x in 0..half {
             let mut weight = 0.0f32;
-            let mut texel = Texel::default();
+            let mut texel = NO_TEXELS;
             for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                 let above = texels[((2 * y + dy) * side + 2 * x + dx) as usize];
                 weight += above.coverage;
-                add_weighted(
-                    &mut texel,
-                    above.coverage,
-                    above.colour,
-                    above.normal,
-                    above.depth,
-                );
+                add_weighted(&mut texel, above.coverage, &above);
             }
             next.push(finished(texel, weight, 4.0));
         }
@@ -82,12 +102,28 @@ pub(crate) fn halved(texels: &[Texel], side: u32) -> Vec<Texel> {
     next
 }
 
-fn add_weighted(texel: &mut Texel, w: f32, colour: [f32; 3], normal: [f32; 3], depth: f32) {
-    for i in 0..3 {
-        texel.colour[i] += w * colour[i];
-        texel.normal[i] += w * normal[i];
+/// A sample's colour, normal and depth as a fully covered texel.
+fn texel_of(sample: crate::raster::Sample) -> Texel {
+    Texel {
+        coverage: 1.0,
+        colour: sample.colour,
+        normal: sample.normal,
+        depth: sample.depth,
+        shadow_depth: sample.shadow_depth,
     }
-    texel.depth += w * depth;
+}
+
+/// Adds `w ×` the colour, normal and depth of `of` to the sums in `texel` (begun as
+/// [`NO_TEXELS`]), and keeps the farther shadow depth when `w` is not zero.
+fn add_weighted(texel: &mut Texel, w: f32, of: &Texel) {
+    for i in 0..3 {
+        texel.colour[i] += w * of.colour[i];
+        texel.normal[i] += w * of.normal[i];
+    }
+    texel.depth += w * of.depth;
+    if w > 0.0 {
+        texel.shadow_depth = texel.shadow_depth.min(of.shadow_depth);
+    }
 }
 
 /// Sums of `weight` in total over `of` equal shares turned into means.
@@ -100,6 +136,7 @@ fn finished(sum: Texel, weight: f32, of: f32) -> Texel {
         colour: sum.colour.map(|c| c / weight),
         normal: normalized(sum.normal),
         depth: sum.depth / weight,
+        shadow_depth: sum.shadow_depth,
     }
 }
 
@@ -114,9 +151,10 @@ pub(crate) struct Atlases {
     pub normal: Vec<Vec<u8>>,
 }
 
-/// What an empty texel of the normal atlas away from the silhouette holds: the zero
-/// normal and depth 0 (the albedo atlas's are all zero).
-pub const EMPTY_NORMAL_TEXEL: [u8; 4] = [128, 128, 128, 0];
+/// What an empty texel of the normal atlas away from the silhouette holds: the normal
+/// towards the view and both depths at the sphere's back (the albedo atlas's are all
+/// zero).
+pub const EMPTY_NORMAL_TEXEL: [u8; 4] = [128, 128, 0, 0];
 
 impl Atlases {
     pub fn new(grid: u32, cell_px: u32, alpha_cutoff: Option<f32>) -> Self {
@@ -177,16 +215,16 @@ impl Atlases {
 }
 
 /// An empty texel beside covered ones (in the same cell): their coverage-weighted
-/// colour, normal and depth at coverage 0. A bilinear tap reaches one texel out, so an
+/// colour, normal and depth (and farthest shadow depth) at coverage 0. A bilinear tap reaches one texel out, so an
 /// alpha-tested silhouette then blends with its own colour, not with black.
 fn fringe(texels: &[Texel], side: u32, x: u32, y: u32) -> Option<Texel> {
     let mut weight = 0.0f32;
-    let mut sum = Texel::default();
+    let mut sum = NO_TEXELS;
     for ny in y.saturating_sub(1)..=(y + 1).min(side - 1) {
         for nx in x.saturating_sub(1)..=(x + 1).min(side - 1) {
             let n = texels[(ny * side + nx) as usize];
             weight += n.coverage;
-            add_weighted(&mut sum, n.coverage, n.colour, n.normal, n.depth);
+            add_weighted(&mut sum, n.coverage, &n);
         }
     }
     (weight > 0.0).then(|| Texel {
@@ -238,10 +276,18 @@ fn albedo_bytes(texel: Texel, alpha_scale: f32) -> [u8; 4] {
     [r, g, b, unorm(texel.coverage * alpha_scale)]
 }
 
+/// The normal on the hemi-octahedral square of the view's frame (a normal that faces
+/// away from the view, as interpolation may make one at a silhouette, goes to its
+/// horizon), then the two depths.
 fn normal_bytes(texel: Texel) -> [u8; 4] {
     let signed = |v: f32| unorm(v * 0.5 + 0.5);
-    let [x, y, z] = texel.normal.map(signed);
-    [x, y, z, signed(texel.depth)]
+    let [u, v] = encode(texel.normal);
+    [
+        signed(u),
+        signed(v),
+        signed(texel.depth),
+        signed(texel.shadow_depth),
+    ]
 }
 
 /// `[0, 1]` → a byte, rounding half up.
@@ -259,17 +305,17 @@ mod tests {
             colour: [red, 0.0, 0.0],
             normal: [0.0, 1.0, 0.0],
             depth: 0.5,
+            shadow_depth: -0.5,
         }
     }
 
     #[test]
     fn empty_texels_neither_darken_nor_turn_the_level_below() {
-        let texels = [
-            lit(1.0, 0.8),
-            Texel::default(),
-            Texel::default(),
-            lit(0.5, 0.2),
-        ];
+        let farther = Texel {
+            shadow_depth: -0.75,
+            ..lit(0.5, 0.2)
+        };
+        let texels = [lit(1.0, 0.8), Texel::default(), Texel::default(), farther];
         let [next] = halved(&texels, 2)[..] else {
             panic!("one texel")
         };
@@ -278,6 +324,9 @@ mod tests {
         assert!((next.colour[0] - 0.6).abs() < 1e-6);
         assert_eq!(next.normal, [0.0, 1.0, 0.0]);
         assert_eq!(next.depth, 0.5);
+        // The farthest covered texel's, not a mean that would float between them; the
+        // empty ones' (0) count for nothing.
+        assert_eq!(next.shadow_depth, -0.75);
     }
 
     #[test]
@@ -309,7 +358,7 @@ mod tests {
             assert_eq!(texel(x, y), [0; 4], "({x}, {y})");
         }
         let normal = &atlases.normal[0][(4 * 8 + 4) * 4..(4 * 8 + 4) * 4 + 4];
-        assert_eq!(normal, [128, 255, 128, 191]);
+        assert_eq!(normal, [128, 128, 191, 64]);
     }
 
     #[test]

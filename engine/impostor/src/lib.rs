@@ -27,14 +27,20 @@
 //! per-cell mip levels ([`atlas`]; cells stay separate at every level, no gutter):
 //! - **albedo**: sRGB colour (as every sylva texture), alpha = the fraction of the
 //!   texel covered (supersampled, so silhouettes are antialiased);
-//! - **normal**: the prop-space unit normal as `n × ½ + ½` in RGB (prop space: the
-//!   placement's rotation applies at draw time), and in alpha the depth towards the
-//!   camera from the picture plane through the centre, `[-radius, radius]` as
-//!   `[0, 255]` (255 is the sphere's front).
+//! - **normal**: in RG the unit normal in the view's frame (its `right`, towards-camera
+//!   and `up` components, [`octahedral::ViewBasis::to_view`]) on the hemi-octahedral
+//!   square as `p × ½ + ½` (the runtime turns it back through the view's basis; the
+//!   placement's rotation applies at draw time); in B the depth towards the camera from
+//!   the picture plane through the centre, `[-radius, radius]` as `[0, 255]` (255 is
+//!   the sphere's front); in A the same for the surface the shadow pass draws there,
+//!   which by rend3's convention (the meshes' too) is the nearest back face of an
+//!   opaque part or either face of an alpha-tested one, so an impostor's shadow starts
+//!   where its mesh's would ([`raster::Sample::shadow_depth`]). Two channels hold the
+//!   normal so that the texel has room for both depths.
 //!
 //! Empty texels touching the silhouette carry their covered neighbours' colour, normal
-//! and depth at alpha 0 (a bilinear tap across the edge blends with the prop, not with
-//! black); the rest are `[0, 0, 0, 0]` and `[128, 128, 128, 0]` (the zero normal).
+//! and depths at alpha 0 (a bilinear tap across the edge blends with the prop, not with
+//! black); the rest are `[0, 0, 0, 0]` and [`atlas::EMPTY_NORMAL_TEXEL`].
 //!
 //! Mips are filtered in linear light with each texel weighted by its coverage, so
 //! empty texels neither darken silhouettes nor tilt normals, and normals are
@@ -211,8 +217,20 @@ pub struct Impostor {
     /// RGBA8 (sRGB colour, coverage) per level, largest first; level `l` is
     /// [`Impostor::atlas_px`]`(l)` texels square, rows top to bottom.
     pub albedo: Vec<Vec<u8>>,
-    /// RGBA8 (prop-space normal, depth) per level, laid out as `albedo`.
+    /// RGBA8 (view-frame normal, depth, shadow depth) per level, laid out as `albedo`;
+    /// [`Impostor::normal_texel`] reads one.
     pub normal: Vec<Vec<u8>>,
+}
+
+/// One texel of the normal atlas, decoded.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NormalTexel {
+    /// Unit prop-space normal.
+    pub normal: [f32; 3],
+    /// Towards the view's camera from the picture plane through the centre, in radii.
+    pub depth: f32,
+    /// The same for the surface the shadow pass draws.
+    pub shadow_depth: f32,
 }
 
 impl Impostor {
@@ -226,9 +244,34 @@ impl Impostor {
         decode(cell_centre(column, row, self.grid))
     }
 
+    /// Texel `(x, y)` of cell `(column, row)` of the normal atlas's `level`, decoded
+    /// as the runtime decodes it.
+    pub fn normal_texel(
+        &self,
+        level: usize,
+        (column, row): (u32, u32),
+        (x, y): (u32, u32),
+    ) -> NormalTexel {
+        let side = self.cell_px >> level;
+        let at = (((row * side + y) * self.atlas_px(level) + column * side + x) * 4) as usize;
+        let texel = &self.normal[level][at..at + 4];
+        let basis = ViewBasis::of_cell(column, row, self.grid);
+        decode_normal_texel([texel[0], texel[1], texel[2], texel[3]], &basis)
+    }
+
     /// Bytes of both atlases, every level.
     pub fn bytes(&self) -> usize {
         self.albedo.iter().chain(&self.normal).map(Vec::len).sum()
+    }
+}
+
+/// A normal-atlas texel of the view `basis` decoded as the runtime decodes it.
+pub fn decode_normal_texel(texel: [u8; 4], basis: &ViewBasis) -> NormalTexel {
+    let signed = |b: u8| f32::from(b) / 255.0 * 2.0 - 1.0;
+    NormalTexel {
+        normal: basis.from_view(decode([signed(texel[0]), signed(texel[1])])),
+        depth: signed(texel[2]),
+        shadow_depth: signed(texel[3]),
     }
 }
 
@@ -270,7 +313,7 @@ pub fn bake_impostor(
     let cell_texels = (cell_px * cell_px) as f32;
     for row in 0..grid {
         for column in 0..grid {
-            let basis = ViewBasis::looking_from(decode(cell_centre(column, row, grid)));
+            let basis = ViewBasis::of_cell(column, row, grid);
             let projection = Projection::new(basis, prop.sphere, target.side);
             target.clear();
             for part in &prop.parts {

@@ -104,6 +104,29 @@ impl ViewBasis {
     }
 }
 
+impl ViewBasis {
+    /// The view of cell `(column, row)` of a `grid × grid` map.
+    pub fn of_cell(column: u32, row: u32, grid: u32) -> Self {
+        ViewBasis::looking_from(decode(cell_centre(column, row, grid)))
+    }
+
+    /// Prop-space `n` in the view's frame: its `right`, `toward_camera` and `up`
+    /// components, so a normal facing the view has a positive second one and
+    /// [`encode`] takes it onto the square.
+    pub fn to_view(&self, n: [f32; 3]) -> [f32; 3] {
+        [
+            dot(n, self.right),
+            dot(n, self.toward_camera),
+            dot(n, self.up),
+        ]
+    }
+
+    /// The inverse of [`ViewBasis::to_view`].
+    pub fn from_view(&self, [r, t, u]: [f32; 3]) -> [f32; 3] {
+        std::array::from_fn(|i| r * self.right[i] + t * self.toward_camera[i] + u * self.up[i])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

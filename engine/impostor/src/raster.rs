@@ -27,9 +27,15 @@ pub(crate) struct Sample {
     pub depth: f32,
     /// Linear RGB albedo: base colour factor × vertex colour × texture.
     pub colour: [f32; 3],
-    /// Unit prop-space normal of the surface facing the camera.
+    /// Unit normal of the surface facing the camera, in the view's frame
+    /// ([`ViewBasis::to_view`]).
     pub normal: [f32; 3],
     pub covered: bool,
+    /// The depth of the nearest surface the renderer's shadow pass would draw from this
+    /// direction, as `depth`: rend3's convention, which the meshes' shadows follow, is
+    /// back faces of opaque parts and either face of alpha-tested ones (`−∞` where
+    /// there is none).
+    pub shadow_depth: f32,
 }
 
 const EMPTY: Sample = Sample {
@@ -37,6 +43,7 @@ const EMPTY: Sample = Sample {
     colour: [0.0; 3],
     normal: [0.0; 3],
     covered: false,
+    shadow_depth: f32::NEG_INFINITY,
 };
 
 /// One cell's samples, `side × side`, rows top to bottom.
@@ -129,7 +136,10 @@ impl Target {
         // Front faces wind clockwise on a y-up screen in sylva's left-handed frame (the
         // renderer's `FrontFace::Cw`); rows run down here, which makes them positive.
         let back = area < 0;
-        if area == 0 || (back && !part.double_sided) {
+        let drawn = !back || part.double_sided;
+        let masked = part.cutoff > 0.0;
+        let casts = back || masked;
+        if area == 0 || !(drawn || casts) {
             return;
         }
         if back {
@@ -168,10 +178,20 @@ impl Target {
                 let w = e.map(|v| v as f32 / area_f);
                 let depth = w[0] * depths[0] + w[1] * depths[1] + w[2] * depths[2];
                 let sample = &mut self.samples[row + sx as usize];
-                if depth <= sample.depth {
+                let nearer = drawn && depth > sample.depth;
+                let casts_nearer = casts && depth > sample.shadow_depth;
+                if !(nearer || casts_nearer) {
                     continue;
                 }
-                let Some((colour, normal)) = shade(part, textures, vertices, w) else {
+                // An opaque back face casts whatever its material; a masked face only
+                // where its alpha passes, as it is seen.
+                let fragment = (nearer || masked)
+                    .then(|| shade(part, textures, vertices, w))
+                    .flatten();
+                if casts_nearer && (!masked || fragment.is_some()) {
+                    sample.shadow_depth = depth;
+                }
+                let (true, Some((colour, normal))) = (nearer, fragment) else {
                     continue;
                 };
                 let normal = match (back, normal) {
@@ -179,12 +199,10 @@ impl Target {
                     (true, n) => n.map(|c| -c),
                     (false, n) => n,
                 };
-                *sample = Sample {
-                    depth,
-                    colour,
-                    normal,
-                    covered: true,
-                };
+                sample.depth = depth;
+                sample.colour = colour;
+                sample.normal = projection.basis.to_view(normal);
+                sample.covered = true;
             }
         }
     }

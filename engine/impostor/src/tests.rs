@@ -217,7 +217,7 @@ fn the_same_prop_bakes_to_the_same_bytes_on_any_thread() {
     }
 }
 
-const GOLDEN_DIGEST: &str = "9e8208c0fd3c301d659eeab8147e4236ff4ef4fbf6f4a934963ccdd795f3de73";
+const GOLDEN_DIGEST: &str = "63e07cc6670af65cfe26a272908ac2829890c87fb8f2279e171b7ec1ca523041";
 
 #[test]
 fn a_cubes_silhouette_in_every_view_has_its_analytic_area() {
@@ -267,8 +267,8 @@ fn a_spheres_silhouette_is_a_disc_and_its_normals_face_out() {
                         continue;
                     }
                     let at = (((row * cell + ty) * width + column * cell + tx) * 4) as usize;
-                    let texel = &impostor.normal[0][at..at + 4];
-                    let n = [0, 1, 2].map(|i| f32::from(texel[i]) / 255.0 * 2.0 - 1.0);
+                    let texel = impostor.normal_texel(0, (column, row), (tx, ty));
+                    let n = texel.normal;
                     let front = (1.0 - r2).sqrt();
                     let expected: [f32; 3] = std::array::from_fn(|i| {
                         ox * basis.right[i] + oy * basis.up[i] + front * basis.toward_camera[i]
@@ -280,10 +280,17 @@ fn a_spheres_silhouette_is_a_disc_and_its_normals_face_out() {
                         error < 0.04,
                         "view ({column}, {row}) texel ({tx}, {ty}): {n:?} against {expected:?}"
                     );
-                    let depth = f32::from(texel[3]) / 255.0 * 2.0 - 1.0;
                     assert!(
-                        (depth - front).abs() < 0.04,
-                        "depth {depth} against {front}"
+                        (texel.depth - front).abs() < 0.04,
+                        "depth {} against {front}",
+                        texel.depth
+                    );
+                    // The ball is closed and opaque: its shadow starts at its back.
+                    assert!(
+                        (texel.shadow_depth + front).abs() < 0.04,
+                        "shadow depth {} against {}",
+                        texel.shadow_depth,
+                        -front
                     );
                     assert_eq!(impostor.albedo[0][at + 3], 255, "opaque inside");
                     checked += 1;
@@ -345,8 +352,7 @@ fn a_real_trees_visible_normals_face_the_camera() {
                     if impostor.albedo[0][at + 3] == 0 {
                         continue;
                     }
-                    let texel = &impostor.normal[0][at..at + 3];
-                    let n = normalized([0, 1, 2].map(|i| f32::from(texel[i]) / 127.5 - 1.0));
+                    let n = impostor.normal_texel(0, (column, row), (tx, ty)).normal;
                     facing += f64::from(dot(n, d));
                     covered += 1;
                 }
@@ -652,12 +658,8 @@ fn a_normal_map_bends_the_atlas_normals_through_the_tangent_frame_as_the_rendere
     }
     // The top face (+y) seen from the view nearest the zenith: tangent +z.
     let centre_normal = |impostor: &Impostor| {
-        let side = impostor.cell_px;
-        let (x, y) = (6 * side + side / 2, 6 * side + side / 2);
-        let at = ((y * impostor.atlas_px(0) + x) * 4) as usize;
-        let n: [f32; 3] =
-            std::array::from_fn(|i| f32::from(impostor.normal[0][at + i]) / 255.0 * 2.0 - 1.0);
-        n
+        let half = impostor.cell_px / 2;
+        impostor.normal_texel(0, (6, 6), (half, half)).normal
     };
     let flat = centre_normal(&bake(&[&plain], &texture).unwrap().0);
     let bent = centre_normal(&bake(&[&mapped], &texture).unwrap().0);
@@ -669,6 +671,35 @@ fn a_normal_map_bends_the_atlas_normals_through_the_tangent_frame_as_the_rendere
             "{got:?} against {want:?}"
         );
     }
+}
+
+#[test]
+fn shadow_depth_is_an_opaque_parts_back_face_and_an_alpha_tested_parts_nearest_face() {
+    // What rend3's shadow pass draws of the mesh: back faces of opaque parts, both faces
+    // of alpha-tested ones. The centre texel of the view nearest the zenith sees the
+    // top face of a unit cube and, through it, the bottom one.
+    let opaque = cube(1.0, [0.0; 3], Material::default());
+    let masked = cube(
+        1.0,
+        [0.0; 3],
+        Material {
+            alpha_mode: AlphaMode::Mask { cutoff: 0.5 },
+            ..Material::default()
+        },
+    );
+    let centre = |mesh: &Mesh| {
+        let (impostor, _) = bake(&[mesh], &[]).unwrap();
+        let half = impostor.cell_px / 2;
+        impostor.normal_texel(0, (6, 6), (half, half))
+    };
+    let (opaque, masked) = (centre(&opaque), centre(&masked));
+    assert!(opaque.depth > 0.3, "the top face is in front: {opaque:?}");
+    assert!(
+        (opaque.shadow_depth + opaque.depth).abs() < 0.02,
+        "the bottom face is as far behind: {opaque:?}"
+    );
+    assert_eq!(masked.depth, opaque.depth);
+    assert_eq!(masked.shadow_depth, masked.depth, "{masked:?}");
 }
 
 /// The share of texels of every cell at `level` whose alpha passes 0.5.

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sylva_cache::{ImpostorView, PropView, TextureView};
+use sylva_impostor::decode_normal_texel;
+use sylva_impostor::octahedral::ViewBasis;
 use sylva_render::RgbaImage;
 
 use crate::folders::Folders;
@@ -155,10 +157,13 @@ fn print(report: &PropImpostor, json: bool) -> Result<()> {
 }
 
 /// One level of both atlases side by side: albedo composited over mid grey, then the
-/// normal atlas's RGB (its alpha is depth, not coverage).
+/// normal atlas's normals in prop space as `n × ½ + ½` (each texel decoded through its
+/// view's basis as the runtime does; its depths are not shown) where the albedo atlas
+/// has coverage, mid grey where it has none.
 fn atlas_picture(view: &PropView, impostor: &ImpostorView, level: usize) -> RgbaImage {
     let (albedo, normal) = atlases(view, impostor);
     let (side, _) = albedo.level_size(level);
+    let cell = (side / impostor.grid).max(1);
     let (albedo, normal) = (albedo.decode_level(level), normal.decode_level(level));
     let mut pixels = Vec::with_capacity((side * side * 8) as usize);
     for y in 0..side {
@@ -173,8 +178,17 @@ fn atlas_picture(view: &PropView, impostor: &ImpostorView, level: usize) -> Rgba
                 255,
             ]);
         }
-        for texel in normal[row].chunks_exact(4) {
-            pixels.extend([texel[0], texel[1], texel[2], 255]);
+        let coverage = albedo[row.clone()].chunks_exact(4).map(|t| t[3]);
+        for (x, (texel, coverage)) in normal[row].chunks_exact(4).zip(coverage).enumerate() {
+            if coverage == 0 {
+                pixels.extend([128, 128, 128, 255]);
+                continue;
+            }
+            let basis = ViewBasis::of_cell(x as u32 / cell, y / cell, impostor.grid);
+            let texel = [texel[0], texel[1], texel[2], texel[3]];
+            let n = decode_normal_texel(texel, &basis).normal;
+            let byte = |c: f32| ((c * 0.5 + 0.5).clamp(0.0, 1.0) * 255.0 + 0.5) as u8;
+            pixels.extend([byte(n[0]), byte(n[1]), byte(n[2]), 255]);
         }
     }
     RgbaImage {

@@ -52,9 +52,6 @@ fn vs_impostor([[builtin(vertex_index)]] index: u32, i: Instance) -> ImpostorOut
     return out;
 }
 
-// How far towards the sun, in radii, the impostor looks its shadow up from.
-let IMPOSTOR_SHADOW_LIFT: f32 = 0.25;
-
 // The colour, and the depth of the surface the atlas saw rather than of the card, so
 // the prop meets the ground and its neighbours where its mesh would.
 struct ImpostorFragment {
@@ -81,25 +78,27 @@ fn fs_impostor(in: ImpostorOutput) -> ImpostorFragment {
     let n1 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level);
     let n2 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level);
     let n3 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level);
-    let coverage = dot(views.weights, vec4<f32>(a0.a, a1.a, a2.a, a3.a));
+    let covers = vec4<f32>(
+        a0.a * on_cell(h0.local, level),
+        a1.a * on_cell(h1.local, level),
+        a2.a * on_cell(h2.local, level),
+        a3.a * on_cell(h3.local, level),
+    );
+    let coverage = dot(views.weights, covers);
     if (coverage < impostor.layout.w || faded_out(in.fade, in.clip.xy)) {
         discard;
     }
     // Each view weighted by what it covers here, so an empty view adds nothing.
-    let w = views.weights * vec4<f32>(a0.a, a1.a, a2.a, a3.a) / coverage;
+    let w = views.weights * covers / coverage;
     let albedo = a0.rgb * w.x + a1.rgb * w.y + a2.rgb * w.z + a3.rgb * w.w;
-    let bent = (n0.xyz * w.x + n1.xyz * w.y + n2.xyz * w.z + n3.xyz * w.w) * 2.0 - vec3<f32>(1.0, 1.0, 1.0);
+    let bent = atlas_normal(h0, n0) * w.x + atlas_normal(h1, n1) * w.y + atlas_normal(h2, n2) * w.z + atlas_normal(h3, n3) * w.w;
     let r = impostor.sphere.w;
-    let surface = (h0.point + h0.toward * (n0.a * 2.0 - 1.0) * r) * w.x
-        + (h1.point + h1.toward * (n1.a * 2.0 - 1.0) * r) * w.y
-        + (h2.point + h2.toward * (n2.a * 2.0 - 1.0) * r) * w.z
-        + (h3.point + h3.toward * (n3.a * 2.0 - 1.0) * r) * w.w;
+    let surface = (h0.point + h0.toward * (n0.b * 2.0 - 1.0) * r) * w.x
+        + (h1.point + h1.toward * (n1.b * 2.0 - 1.0) * r) * w.y
+        + (h2.point + h2.toward * (n2.b * 2.0 - 1.0) * r) * w.z
+        + (h3.point + h3.toward * (n3.b * 2.0 - 1.0) * r) * w.w;
     let world = (model * vec4<f32>(surface, 1.0)).xyz;
     let n = normalize((model * vec4<f32>(bent, 0.0)).xyz);
-    // The shadow pass wrote the surface the light's views hold; these views place a
-    // point up to a few atlas texels from there, so the lookup starts that far towards
-    // the sun (beside the shadow pass's own bias).
-    let lift = IMPOSTOR_SHADOW_LIFT * r * length(in.model0.xyz);
     let shading = surface_of(albedo, impostor.surface.y, impostor.surface.x);
     let v = normalize(frame.uniforms.inv_view[3].xyz - world);
     var color = vec3<f32>(0.0, 0.0, 0.0);
@@ -109,7 +108,9 @@ fn fs_impostor(in: ImpostorOutput) -> ImpostorFragment {
             break;
         }
         let light = lights.lights[i];
-        color = color + sun_shading(light, shading, n, v) * sunlight(i, world - light.direction * lift);
+        // The shadow pass wrote the back faces the light's views hold (as the meshes'
+        // does), which lie behind every surface these views see: no lift is needed.
+        color = color + sun_shading(light, shading, n, v) * sunlight(i, world);
         i = i + 1u;
     }
     let clip = frame.uniforms.view_proj * vec4<f32>(world, 1.0);

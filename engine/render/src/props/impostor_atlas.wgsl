@@ -55,6 +55,18 @@ fn atlas_uv(cell: vec2<f32>, local: vec2<f32>, level: f32) -> vec2<f32> {
     return (cell + inside) / impostor.layout.x;
 }
 
+// The share of a bilinear tap at `local` (mip `level`) that falls on the cell rather
+// than on the empty texels around it. The atlas has no gutter and `atlas_uv` clamps
+// taps half a texel inside the cell, which would stretch a prop touching the cell's
+// edge out to the quad's; scaling a view's coverage by this filters it as if the cell
+// were surrounded by empty texels.
+fn on_cell(local: vec2<f32>, level: f32) -> f32 {
+    let texels = impostor.layout.y / exp2(ceil(level));
+    let inward = min(local, vec2<f32>(1.0, 1.0) - local) * texels + vec2<f32>(0.5, 0.5);
+    let share = clamp(inward, vec2<f32>(0.0, 0.0), vec2<f32>(1.0, 1.0));
+    return share.x * share.y;
+}
+
 // The mip level for cell coordinates `local` (texels per pixel, from their screen
 // derivatives; call in uniform control flow).
 fn atlas_level(local: vec2<f32>) -> f32 {
@@ -64,10 +76,13 @@ fn atlas_level(local: vec2<f32>) -> f32 {
 }
 
 // Where a ray meets view `cell`: the cell's [0, 1]² coordinates (x right, y down), the
-// view's direction, and the point of its picture plane there (prop space).
+// view's direction and picture axes, and the point of its picture plane there (prop
+// space).
 struct CellHit {
     local: vec2<f32>;
     toward: vec3<f32>;
+    right: vec3<f32>;
+    up: vec3<f32>;
     point: vec3<f32>;
 };
 
@@ -98,8 +113,18 @@ fn projected(basis: ViewBasis, p: vec3<f32>) -> CellHit {
     var hit: CellHit;
     hit.local = vec2<f32>(0.5 + 0.5 * dot(q, basis.right) / r, 0.5 - 0.5 * dot(q, basis.up) / r);
     hit.toward = basis.toward;
+    hit.right = basis.right;
+    hit.up = basis.up;
     hit.point = p - basis.toward * dot(q, basis.toward);
     return hit;
+}
+
+// The prop-space normal a normal-atlas texel of view `hit` holds: RG is its
+// components along the view's right, towards-camera and up axes on the
+// hemi-octahedral square.
+fn atlas_normal(hit: CellHit, texel: vec4<f32>) -> vec3<f32> {
+    let n = oct_decode(texel.xy * 2.0 - vec2<f32>(1.0, 1.0));
+    return hit.right * n.x + hit.toward * n.y + hit.up * n.z;
 }
 
 // How far along `dir` a ray moves to rise `height` towards the view.
@@ -116,7 +141,7 @@ fn surface_hit(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>, level: f32) -
     let basis = view_basis(cell);
     let to_plane = along_ray(dir, basis.toward, dot(impostor.sphere.xyz - origin, basis.toward));
     let crossing = projected(basis, origin + to_plane);
-    let depth = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(cell, crossing.local, level), level).a;
+    let depth = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(cell, crossing.local, level), level).b;
     let rise = (depth * 2.0 - 1.0) * impostor.sphere.w;
     return projected(basis, crossing.point + along_ray(dir, basis.toward, rise));
 }

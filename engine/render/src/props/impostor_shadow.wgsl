@@ -1,6 +1,7 @@
 // A prop's impostor into a directional light's shadow map: the quad faces the light and
 // each pixel reads the views nearest the light's direction along the light's parallel
-// rays, alpha-tested and faded like the forward pass. Group 0 is the light's
+// rays (where they meet the surface each view saw), alpha-tested and faded like the
+// forward pass. Group 0 is the light's
 // view-projection and direction, group 1 the atlas (impostor_atlas.wgsl).
 
 struct ShadowCamera {
@@ -52,10 +53,11 @@ fn vs_impostor_shadow([[builtin(vertex_index)]] index: u32, i: Instance) -> Shad
     return out;
 }
 
-// The depth the light sees: of the surface the atlas holds, not of the card, so the
-// prop shades itself where its mesh would; moved back along the light by
-// IMPOSTOR_SHADOW_BIAS radii, since the camera's views and the light's place a point
-// a few atlas texels apart.
+// The depth the light sees: of the surface the atlas's shadow depth holds (the nearest
+// back face of an opaque part, either face of an alpha-tested one: what rend3's shadow
+// pass draws of a mesh), not of the card, so the prop shades itself and the ground
+// where its mesh would; moved back along the light by IMPOSTOR_SHADOW_BIAS radii, since
+// the camera's views and the light's place a point a few atlas texels apart.
 let IMPOSTOR_SHADOW_BIAS: f32 = 0.05;
 
 [[stage(fragment)]]
@@ -75,11 +77,17 @@ fn fs_impostor_shadow(in: ShadowOutput) -> [[builtin(frag_depth)]] f32 {
     let d1 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level).a;
     let d2 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level).a;
     let d3 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level).a;
-    let coverage = dot(views.weights, vec4<f32>(a0, a1, a2, a3));
+    let covers = vec4<f32>(
+        a0 * on_cell(h0.local, level),
+        a1 * on_cell(h1.local, level),
+        a2 * on_cell(h2.local, level),
+        a3 * on_cell(h3.local, level),
+    );
+    let coverage = dot(views.weights, covers);
     if (coverage < impostor.layout.w || faded_out(in.fade, in.clip.xy)) {
         discard;
     }
-    let w = views.weights * vec4<f32>(a0, a1, a2, a3) / coverage;
+    let w = views.weights * covers / coverage;
     let r = impostor.sphere.w;
     let surface = (h0.point + h0.toward * (d0 * 2.0 - 1.0) * r) * w.x
         + (h1.point + h1.toward * (d1 * 2.0 - 1.0) * r) * w.y
