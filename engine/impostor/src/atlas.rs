@@ -5,9 +5,10 @@
 //! sits at `(column, row) × (cell_px >> l)` in level `l` of the atlas: every texel of a
 //! level is filtered from the 2×2 texels above it *in the same cell*, and no view bleeds
 //! into another at any level. (There is no gutter; the sampler must clamp to the
-//! cell, half a texel in, at the level it reads.) Below level 0 each cell's alpha is
-//! scaled so that as many texels pass the runtime's alpha test as at level 0
-//! ([`coverage_keeping_scale`]). Empty texels touching covered ones
+//! cell, half a texel in, at the level it reads.) At level 0 the alpha of a part under a
+//! texel wide is lifted so that the alpha test draws it as wide as it is
+//! ([`thin_parts_kept`]); below level 0 each cell's alpha is scaled so that as many
+//! texels pass the runtime's alpha test as at level 0 ([`coverage_keeping_scale`]). Empty texels touching covered ones
 //! take their colour, normal and depth at alpha 0 ([`fringe`]), so a bilinear tap
 //! across a silhouette sees no black.
 
@@ -180,7 +181,14 @@ impl Atlases {
 
     /// Writes a cell's level 0 and every level below it.
     pub fn write_cell(&mut self, column: u32, row: u32, mut texels: Vec<Texel>) {
-        let passing_at_0 = self.alpha_threshold.map(|t| passing(&texels, t, 1.0));
+        // Level 0's alpha; the levels below keep as many texels passing as it does.
+        let shown = match self.alpha_threshold {
+            Some(threshold) => thin_parts_kept(&texels, self.cell_px, threshold),
+            None => texels.iter().map(|t| t.coverage).collect(),
+        };
+        let passing_at_0 = self
+            .alpha_threshold
+            .map(|t| shown.iter().filter(|&&a| unorm(a) >= t).count() as u32);
         for l in 0..self.albedo.len() {
             let side = self.cell_px >> l;
             let width = self.grid * side;
@@ -203,6 +211,14 @@ impl Atlases {
                         covered => covered,
                     };
                     let at = (((row * side + y) * width + column * side + x) * 4) as usize;
+                    let texel = if l == 0 {
+                        Texel {
+                            coverage: shown[(y * side + x) as usize],
+                            ..texel
+                        }
+                    } else {
+                        texel
+                    };
                     self.albedo[l][at..at + 4].copy_from_slice(&albedo_bytes(texel, scale));
                     self.normal[l][at..at + 4].copy_from_slice(&normal_bytes(texel));
                 }
@@ -231,6 +247,72 @@ fn fringe(texels: &[Texel], side: u32, x: u32, y: u32) -> Option<Texel> {
         coverage: 0.0,
         ..finished(sum, weight, 1.0)
     })
+}
+
+/// Level 0's alpha: each texel's coverage, lifted where it is the peak of a part under a
+/// texel wide (a trunk, a branch, a speck). Bilinear filtering draws a peak of alpha `a`
+/// between empty neighbours `2(1 − cutoff/a)` texels wide, a trunk covering 0.55 of its
+/// texels a fifth of a texel, or not at all once four views blend; lifted to
+/// `cutoff / (1 − w/2)` it is drawn `w` wide, `w` the coverage across it. A peak, along
+/// a row or a column, is a texel covering more than its two neighbours there together,
+/// neither of which passes: a solid's edge, whose texels cover as much as their
+/// neighbours along it, is not one.
+fn thin_parts_kept(texels: &[Texel], side: u32, threshold: u8) -> Vec<f32> {
+    let cutoff = f32::from(threshold) / 255.0;
+    let at = |x: i64, y: i64| {
+        if x < 0 || y < 0 || x >= i64::from(side) || y >= i64::from(side) {
+            0.0
+        } else {
+            texels[(y as u32 * side + x as u32) as usize].coverage
+        }
+    };
+    (0..side * side)
+        .map(|i| {
+            let (x, y) = (i64::from(i % side), i64::from(i / side));
+            let c = at(x, y);
+            let lifted = |before: f32, after: f32| {
+                let thin = before + after < c && unorm(before.max(after)) < threshold;
+                thin.then(|| {
+                    drawn_as_wide(c, [before, after], cutoff, (before + c + after).min(2.0))
+                })
+            };
+            let across_row = lifted(at(x - 1, y), at(x + 1, y));
+            let across_column = lifted(at(x, y - 1), at(x, y + 1));
+            match across_row.into_iter().chain(across_column).reduce(f32::max) {
+                Some(lift) if c > 0.0 => c.max(lift).min(1.0),
+                _ => c,
+            }
+        })
+        .collect()
+}
+
+/// The alpha (at least `c`, at most 1) at which a texel between neighbours of alpha
+/// `sides` (under `cutoff`) is drawn `width` texels wide by bilinear filtering and the
+/// alpha test: towards a neighbour of alpha `b` the test passes for `(a − cutoff) /
+/// (a − b)` of the way, which grows with `a`, so a fixed number of halvings finds it.
+fn drawn_as_wide(c: f32, sides: [f32; 2], cutoff: f32, width: f32) -> f32 {
+    let drawn = |a: f32| {
+        sides
+            .iter()
+            .map(|b| ((a - cutoff) / (a - b)).clamp(0.0, 1.0))
+            .sum::<f32>()
+    };
+    if drawn(c) >= width {
+        return c;
+    }
+    if drawn(1.0) <= width {
+        return 1.0;
+    }
+    let (mut low, mut high) = (c, 1.0f32);
+    for _ in 0..20 {
+        let mid = 0.5 * (low + high);
+        if drawn(mid) < width {
+            low = mid;
+        } else {
+            high = mid;
+        }
+    }
+    high
 }
 
 /// Texels whose alpha byte, coverage × `scale`, passes `threshold`.
@@ -339,6 +421,47 @@ mod tests {
             panic!("one texel")
         };
         assert!((next.normal[1] - 1.0).abs() < 1e-6, "{:?}", next.normal);
+    }
+
+    #[test]
+    fn a_lifted_peak_is_drawn_as_wide_as_it_covers() {
+        // Between empty neighbours: 2(1 − cutoff/a) = w.
+        for w in [0.2f32, 0.55, 0.9] {
+            let a = drawn_as_wide(w, [0.0, 0.0], 0.5, w);
+            assert!((a - 0.5 / (1.0 - w / 2.0)).abs() < 1e-4, "{w}: {a}");
+        }
+        // Already as wide, or a texel's width asked of a lone texel: unchanged, or 1.
+        assert_eq!(drawn_as_wide(0.9, [0.4, 0.4], 0.5, 0.5), 0.9);
+        assert_eq!(drawn_as_wide(0.3, [0.0, 0.0], 0.5, 2.0), 1.0);
+    }
+
+    #[test]
+    fn a_trunk_under_a_texel_wide_keeps_its_width_and_a_solids_edge_is_left_alone() {
+        let side = 8u32;
+        let threshold = 128;
+        // A vertical trunk covering 0.55 of column 2, beside a solid from column 5 whose
+        // edge column covers 0.3 of each texel.
+        let coverage = |x: u32| match x {
+            2 => 0.55,
+            5 => 0.3,
+            6 | 7 => 1.0,
+            _ => 0.0,
+        };
+        let texels: Vec<Texel> = (0..side * side)
+            .map(|i| lit(coverage(i % side), 1.0))
+            .collect();
+        let shown = thin_parts_kept(&texels, side, threshold);
+        for y in 0..side {
+            let row = &shown[(y * side) as usize..((y + 1) * side) as usize];
+            let trunk = row[2];
+            assert!(
+                (trunk - 128.0 / 255.0 / (1.0 - 0.55 / 2.0)).abs() < 1e-4,
+                "row {y}: {trunk}"
+            );
+            assert_eq!(row[5], 0.3, "row {y}: the solid's edge");
+            assert_eq!(row[6], 1.0);
+            assert_eq!(row[0], 0.0);
+        }
     }
 
     #[test]

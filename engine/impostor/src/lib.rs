@@ -26,7 +26,9 @@
 //! Two RGBA8 atlases `grid × cell_px` texels square, each with a full chain of
 //! per-cell mip levels ([`atlas`]; cells stay separate at every level, no gutter):
 //! - **albedo**: sRGB colour (as every sylva texture), alpha = the fraction of the
-//!   texel covered (supersampled, so silhouettes are antialiased);
+//!   texel covered (supersampled, so silhouettes are antialiased), lifted at level 0
+//!   where a part under a texel wide peaks so that the alpha test draws it as wide as
+//!   it covers (a birch's trunk would otherwise vanish between its texels);
 //! - **normal**: in RG the unit normal in the view's frame (its `right`, towards-camera
 //!   and `up` components, [`octahedral::ViewBasis::to_view`]) on the hemi-octahedral
 //!   square as `p × ½ + ½` (the runtime turns it back through the view's basis; the

@@ -217,7 +217,7 @@ fn the_same_prop_bakes_to_the_same_bytes_on_any_thread() {
     }
 }
 
-const GOLDEN_DIGEST: &str = "63e07cc6670af65cfe26a272908ac2829890c87fb8f2279e171b7ec1ca523041";
+const GOLDEN_DIGEST: &str = "04d1a15a354e3a397daf027627f578343d23a1eae3c6f6e001352b4021dd36dd";
 
 #[test]
 fn a_cubes_silhouette_in_every_view_has_its_analytic_area() {
@@ -723,8 +723,14 @@ fn kit_trees_keep_their_alpha_tested_coverage_at_coarse_levels() {
         let (kept, _) = bake_imported(&tree, &settings()).unwrap();
         let (averaged, _) = bake_imported(&tree, &plain).unwrap();
         let at_0 = passing_share(&kept, 0);
-        assert_eq!(at_0, passing_share(&averaged, 0));
-        // Measured: within 1.3 % (birch) and 6.5 % (snag) down to level 4.
+        // Level 0 differs from plain coverage only where thin parts' peaks are lifted
+        // (never lowered): measured +0.1 % (birch) and +1.6 % (snag) passing texels.
+        let plain_at_0 = passing_share(&averaged, 0);
+        assert!(
+            at_0 >= plain_at_0 && at_0 <= 1.03 * plain_at_0,
+            "{at_0} against {plain_at_0}"
+        );
+        // Measured: within 1.2 % (birch) and 7.9 % (snag) down to level 4.
         for level in 1..=4 {
             let share = passing_share(&kept, level);
             assert!(
