@@ -191,10 +191,8 @@ mod tests {
         // The normal on the view's hemi-octahedral square (the angle between two does
         // not depend on the view's frame).
         let unit = |t: &[u8]| {
-            let [u, v] = [0, 1].map(|c| f64::from(t[c]) / 127.5 - 1.0);
-            let n = [(u + v) * 0.5, 1.0 - u.abs().max(v.abs()), (u - v) * 0.5];
-            let length = n.iter().map(|c| c * c).sum::<f64>().sqrt();
-            n.map(|c| c / length)
+            let square = [0, 1].map(|c| f32::from(t[c]) / 127.5 - 1.0);
+            sylva_impostor::octahedral::decode(square).map(f64::from)
         };
         let (mut angle, mut depth, mut covered) = (0.0, 0.0, 0usize);
         for ((a, b), albedo) in exact

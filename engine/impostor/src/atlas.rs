@@ -59,15 +59,7 @@ pub(crate) fn resolve(target: &Target, supersample: u32) -> Vec<Texel> {
                     let sample = target.samples[(sy * target.side + sx) as usize];
                     if sample.covered {
                         covered += 1;
-                        let shadow_depth = sample.shadow_depth.max(-1.0);
-                        add_weighted(
-                            &mut texel,
-                            1.0,
-                            &Texel {
-                                shadow_depth,
-                                ..texel_of(sample)
-                            },
-                        );
+                        add_weighted(&mut texel, 1.0, &texel_of(sample));
                     }
                 }
             }
@@ -103,14 +95,15 @@ pub(crate) fn halved(texels: &[Texel], side: u32) -> Vec<Texel> {
     next
 }
 
-/// A sample's colour, normal and depth as a fully covered texel.
+/// A covered sample as a fully covered texel (its shadow depth the sphere's back where
+/// nothing casts).
 fn texel_of(sample: crate::raster::Sample) -> Texel {
     Texel {
         coverage: 1.0,
         colour: sample.colour,
         normal: sample.normal,
         depth: sample.depth,
-        shadow_depth: sample.shadow_depth,
+        shadow_depth: sample.shadow_depth.max(-1.0),
     }
 }
 
