@@ -277,6 +277,106 @@ mod tests {
         );
     }
 
+    /// A flat disc of `rings` concentric rings of 32 vertices round a centre, painted
+    /// with vertex colours alternating light and dark from ring to ring (a cut log's
+    /// growth rings).
+    fn ringed_disc(rings: u32) -> ImportedPart {
+        let mut part = sphere(1, 3);
+        let colour = |ring: u32| match ring % 2 {
+            0 => [210, 170, 120, 255],
+            _ => [120, 85, 55, 255],
+        };
+        let vertex = |position, ring| Vertex {
+            position,
+            normal: [0.0, 1.0, 0.0],
+            uv: [0.0; 2],
+            tangent: [0.0; 4],
+            color: colour(ring),
+        };
+        part.vertices = vec![vertex([0.0; 3], 0)];
+        for ring in 1..=rings {
+            for s in 0..32 {
+                let (radius, angle) = (ring as f32, std::f32::consts::TAU * s as f32 / 32.0);
+                part.vertices.push(vertex(
+                    [radius * angle.cos(), 0.0, radius * angle.sin()],
+                    ring,
+                ));
+            }
+        }
+        let at = |ring: u32, s: u32| {
+            if ring == 0 {
+                0
+            } else {
+                1 + (ring - 1) * 32 + s % 32
+            }
+        };
+        part.indices.clear();
+        for s in 0..32 {
+            part.indices.extend([at(0, 0), at(1, s + 1), at(1, s)]);
+        }
+        for ring in 1..rings {
+            for s in 0..32 {
+                let (a, b) = (at(ring, s), at(ring, s + 1));
+                let (c, d) = (at(ring + 1, s), at(ring + 1, s + 1));
+                part.indices.extend([a, b, c, c, b, d]);
+            }
+        }
+        part
+    }
+
+    /// The mean difference (0–255, over RGB) between each vertex's colour and the colour
+    /// `level` draws at its place: the flat disc's triangle above it, interpolated.
+    fn colour_drift(part: &BakedPart, level: usize) -> f32 {
+        let xz = |i: u32| {
+            let [x, _, z] = part.vertices[i as usize].position;
+            [x, z]
+        };
+        let drawn_at = |p: [f32; 2]| -> [f32; 3] {
+            for t in part.levels[level].indices.chunks_exact(3) {
+                let [a, b, c] = [xz(t[0]), xz(t[1]), xz(t[2])];
+                let area = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+                let edge = |u: [f32; 2], v: [f32; 2]| {
+                    ((v[0] - u[0]) * (p[1] - u[1]) - (p[0] - u[0]) * (v[1] - u[1])) / area
+                };
+                let w = [edge(b, c), edge(c, a), edge(a, b)];
+                if w.iter().all(|&w| w >= -1e-4) {
+                    return std::array::from_fn(|k| {
+                        (0..3)
+                            .map(|j| w[j] * f32::from(part.vertices[t[j] as usize].color[k]))
+                            .sum()
+                    });
+                }
+            }
+            panic!("{p:?} is not on level {level}")
+        };
+        let full = &part.levels[0].indices;
+        let drift: f32 = full
+            .iter()
+            .map(|&i| {
+                let here = drawn_at(xz(i));
+                let colour = part.vertices[i as usize].color;
+                (0..3)
+                    .map(|k| (here[k] - f32::from(colour[k])).abs())
+                    .sum::<f32>()
+                    / 3.0
+            })
+            .sum();
+        drift / full.len() as f32
+    }
+
+    #[test]
+    fn a_flat_face_keeps_its_vertex_colours_through_simplification() {
+        let settings = BakeSettings::default();
+        let (painted, stats) = build_chain(&ringed_disc(12), &settings);
+        // Its rings are 90 levels apart. Geometry alone collapses the flat inside freely
+        // and smears them (a cut log's end drawn in its rim's colour): 21 levels off
+        // on average at the middle level, against 6.4 with the colours weighed. (The
+        // coarse level's 110 triangles cannot hold twelve rings either way: 37.)
+        let drift = colour_drift(&painted, 1);
+        assert!(drift < 10.0, "{drift}");
+        assert!(stats.levels.iter().all(|l| l.error <= l.max_error));
+    }
+
     /// Ten flat cards, each a 4 × 4 grid: open shells like leaf cards, every
     /// outline vertex on an open edge.
     fn cards() -> ImportedPart {

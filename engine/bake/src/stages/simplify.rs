@@ -22,7 +22,8 @@ pub struct Level {
 pub enum StopReason {
     /// Within 5 % of the part's triangles of the target.
     TargetReached,
-    /// The next collapses would deform the part more than the level's error limit.
+    /// The next collapses would deform the part, or move its vertex colours, more than
+    /// the level's error limit.
     ErrorLimit,
     /// Only collapses moving open-edge vertices were left, and LockBorder pins them.
     BordersLocked,
@@ -54,7 +55,8 @@ pub struct LevelStats {
     pub max_error: f32,
     pub triangles: usize,
     pub achieved_ratio: f32,
-    /// Relative to the part's extent, as meshoptimizer reports it.
+    /// Relative to the part's extent, as meshoptimizer reports it (with the colour error,
+    /// weighed by [`COLOR_WEIGHT`], for a part of several colours).
     pub error: f32,
     pub stop: StopReason,
     /// The level was stuck on locked borders and was simplified with them free
@@ -63,6 +65,14 @@ pub struct LevelStats {
 }
 
 const POSITION_STRIDE: usize = 12;
+
+/// How much a colour difference counts against moving the surface: a unit of
+/// alpha-premultiplied RGB (black to white) weighs as much as a move by the part's
+/// extent, so a level's `max_error` also bounds how far it may drift from its vertex
+/// colours (gltfpack weighs colours the same). Without it a flat face painted with
+/// vertex colours (a log's growth rings) is simplified to its rim, whose colour then
+/// fills the whole face.
+const COLOR_WEIGHT: f32 = 1.0;
 
 /// A level counts as reaching its target within this share of the full mesh.
 const TARGET_SLACK: f64 = 0.05;
@@ -77,6 +87,9 @@ pub struct SimplifyInput<'a> {
     /// vertex (and crashes on an empty slice), so the array is always full length.
     locks: Vec<SimplifyVertex>,
     borders: Borders,
+    /// Per wedge, its alpha-premultiplied RGB in `[0, 1]`; empty for a part of one
+    /// colour, which has none to keep.
+    colors: Vec<[f32; 3]>,
 }
 
 impl<'a> SimplifyInput<'a> {
@@ -89,6 +102,7 @@ impl<'a> SimplifyInput<'a> {
             positions,
             locks: vec![SimplifyVertex::None; wedges.positions().len()],
             borders,
+            colors: premultiplied_colors(wedges.colors()),
         }
     }
 
@@ -106,15 +120,30 @@ impl<'a> SimplifyInput<'a> {
         options: SimplifyOptions,
     ) -> (Vec<u32>, f32) {
         let mut error = 0.0;
-        let indices = meshopt::simplify_with_locks(
-            &self.surface,
-            &self.positions,
-            &self.locks,
-            target_triangles * 3,
-            max_error,
-            options,
-            Some(&mut error),
-        );
+        let indices = if self.colors.is_empty() {
+            meshopt::simplify_with_locks(
+                &self.surface,
+                &self.positions,
+                &self.locks,
+                target_triangles * 3,
+                max_error,
+                options,
+                Some(&mut error),
+            )
+        } else {
+            meshopt::simplify_with_attributes_and_locks(
+                &self.surface,
+                &self.positions,
+                self.colors.as_flattened(),
+                &[COLOR_WEIGHT; 3],
+                std::mem::size_of::<[f32; 3]>(),
+                &self.locks,
+                target_triangles * 3,
+                max_error,
+                options,
+                Some(&mut error),
+            )
+        };
         (indices, error)
     }
 
@@ -139,6 +168,21 @@ impl<'a> SimplifyInput<'a> {
             StopReason::TooFewTriangles
         }
     }
+}
+
+/// `colors` as alpha-premultiplied RGB in `[0, 1]`, or nothing when they are all the
+/// same.
+fn premultiplied_colors(colors: &[[u8; 4]]) -> Vec<[f32; 3]> {
+    if colors.windows(2).all(|pair| pair[0] == pair[1]) {
+        return Vec::new();
+    }
+    colors
+        .iter()
+        .map(|&[r, g, b, a]| {
+            let alpha = f32::from(a) / 255.0;
+            [r, g, b].map(|c| f32::from(c) / 255.0 * alpha)
+        })
+        .collect()
 }
 
 /// Each of `levels` simplified from the full mesh (never from the previous level), so

@@ -23,6 +23,8 @@ pub struct Wedges {
     members: Vec<Vec<u32>>,
     /// Per wedge, its position.
     positions: Vec<[f32; 3]>,
+    /// Per wedge, its colour (every member's).
+    colors: Vec<[u8; 4]>,
 }
 
 impl Wedges {
@@ -33,6 +35,7 @@ impl Wedges {
             representatives: Vec::new(),
             members: Vec::new(),
             positions: Vec::new(),
+            colors: Vec::new(),
         };
         for (i, v) in vertices.iter().enumerate() {
             let uv = if textured { v.uv } else { [0.0; 2] };
@@ -43,6 +46,7 @@ impl Wedges {
                 wedges.representatives.push(i as u32);
                 wedges.members.push(Vec::new());
                 wedges.positions.push(v.position);
+                wedges.colors.push(v.color);
             }
             wedges.members[wedge as usize].push(i as u32);
             wedges.wedge_of.push(wedge);
@@ -58,6 +62,11 @@ impl Wedges {
     /// One position per wedge, what the simplifier reads.
     pub fn positions(&self) -> &[[f32; 3]] {
         &self.positions
+    }
+
+    /// One colour per wedge.
+    pub fn colors(&self) -> &[[u8; 4]] {
+        &self.colors
     }
 
     /// The first vertex of `wedge`, whose UV and colour every member shares.
