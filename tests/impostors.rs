@@ -2,8 +2,8 @@
 //! is no GPU; without an adapter these tests fail, they never skip):
 //!
 //! - each kit category's prop drawn as its coarsest mesh and as its impostor at the
-//!   impostor's switch distance looks alike (PSNR over the prop's pixels, frame by frame
-//!   and supersampled);
+//!   impostor's switch distance, from eight bearings, looks alike (PSNR over the prop's
+//!   pixels, frame by frame and supersampled);
 //! - a camera dolly through every band edge pops at most half as much frame to frame
 //!   with dithered transitions as with hard switches.
 //!
@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use common::baked_kit;
 use common::stage::{baked_prop, flat_ground, save, side_by_side, Stage};
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use sylva::buckets::{BucketChanges, PlacementRegistry};
 use sylva::cache::{CacheDir, PropFiles};
 use sylva::lod::{LodConfig, LodController};
@@ -33,21 +33,40 @@ fn prop_files(cache: &CacheDir, prop: &str) -> PropFiles {
         .unwrap()
 }
 
-/// PSNR (dB, 8-bit RGB) between `a` and `b` over the pixels `covered` marks, and how
-/// many there are.
-fn psnr_over(a: &RgbaImage, b: &RgbaImage, covered: &[bool]) -> (f64, usize) {
-    let (mut squared, mut pixels) = (0u64, 0usize);
-    let pairs = a.pixels.chunks_exact(4).zip(b.pixels.chunks_exact(4));
-    for ((p, q), _) in pairs.zip(covered).filter(|(_, c)| **c) {
-        pixels += 1;
-        squared += p[..3]
-            .iter()
-            .zip(&q[..3])
-            .map(|(x, y)| u64::from(x.abs_diff(*y)).pow(2))
-            .sum::<u64>();
+/// Squared differences summed over pixels, to be pooled across frames.
+#[derive(Clone, Copy, Default)]
+struct Error {
+    /// Σ of squared 8-bit RGB differences.
+    squared: u64,
+    pixels: usize,
+}
+
+impl Error {
+    /// The differences between `a` and `b` over the pixels `covered` marks.
+    fn between(a: &RgbaImage, b: &RgbaImage, covered: &[bool]) -> Self {
+        let mut error = Error::default();
+        let pairs = a.pixels.chunks_exact(4).zip(b.pixels.chunks_exact(4));
+        for ((p, q), _) in pairs.zip(covered).filter(|(_, c)| **c) {
+            error.pixels += 1;
+            error.squared += p[..3]
+                .iter()
+                .zip(&q[..3])
+                .map(|(x, y)| u64::from(x.abs_diff(*y)).pow(2))
+                .sum::<u64>();
+        }
+        error
     }
-    let mse = squared as f64 / (3 * pixels.max(1)) as f64;
-    (10.0 * (255.0f64 * 255.0 / mse.max(1e-9)).log10(), pixels)
+
+    fn add(&mut self, other: Error) {
+        self.squared += other.squared;
+        self.pixels += other.pixels;
+    }
+
+    /// PSNR in dB.
+    fn psnr(&self) -> f64 {
+        let mse = self.squared as f64 / (3 * self.pixels.max(1)) as f64;
+        10.0 * (255.0f64 * 255.0 / mse.max(1e-9)).log10()
+    }
 }
 
 /// `image` averaged over 2 × 2 pixel blocks, and `covered` over the same blocks (a block
@@ -108,20 +127,21 @@ fn switch_distance() -> f32 {
 }
 
 /// The smallest PSNRs a kit category's impostor may have against its coarsest mesh
-/// over the prop's pixels (shadows left out, they are for the eye): frame by frame, two
-/// pixels a texel, each silhouette pixel the two disagree on weighing as much as dozens
-/// inside; and supersampled, the same frames averaged over 2 × 2 blocks, which is the
-/// prop at one pixel a texel with 4 samples a pixel. Issue 14 asks for 28 dB; measured
-/// 20.3–26.1 dB and 27.0–29.7 dB (28 dB or more supersampled for eight of the nine, all
-/// but the snag, whose twigs are under a texel), so these guard what there is.
+/// over the prop's pixels (shadows left out, they are for the eye), pooled over the
+/// [`BEARINGS`]: frame by frame, two pixels a texel, each silhouette pixel the two
+/// disagree on weighing as much as dozens inside; and supersampled, the same frames
+/// averaged over 2 × 2 blocks, which is the prop at one pixel a texel with 4 samples a
+/// pixel. Issue 14 asks for 28 dB; measured 19.3–27.6 dB and 25.4–30.9 dB (28 dB or
+/// more supersampled for five of the nine: boulder, fir, log, pebble, scree), so these
+/// guard what there is.
 const KIT: Guard = Guard {
-    frame_db: 19.5,
-    supersampled_db: 26.5,
+    frame_db: 19.0,
+    supersampled_db: 25.0,
 };
 
 /// The same for the props made by others in [`REAL_PROPS`], whose atlases are coarser
 /// (16² cells: they are smaller than the kit's trees) and whose flat-shaded facets the
-/// atlas smooths over: measured 14.8–21.4 dB and 18.7–25.8 dB.
+/// atlas smooths over: measured 15.1–20.0 dB and 20.0–24.2 dB.
 const REAL: Guard = Guard {
     frame_db: 14.0,
     supersampled_db: 18.5,
@@ -133,27 +153,66 @@ struct Guard {
     supersampled_db: f64,
 }
 
-/// Props covering fewer pixels at the switch distance are reported, not judged: 11 to
-/// 19 pixels are mostly silhouette edge.
-const MEASURED_PIXELS: usize = 60;
+/// Props covering fewer pixels a bearing at the switch distance are reported, not
+/// judged: the daisy's, tuft's and reed's 14 to 22 are mostly silhouette edge.
+const MEASURED_PIXELS: usize = 40;
 
-/// A prop drawn as its coarsest mesh and as its impostor at the switch distance.
+/// The bearings a prop is compared from, 45° apart: the impostor's views sit on a
+/// grid, so a single bearing can fall near one view or between four, and the mesh's
+/// side, end and underside each show from some.
+const BEARINGS: u32 = 8;
+
+/// A prop drawn as its coarsest mesh and as its impostor at the switch distance, from
+/// every bearing.
 struct Comparison {
-    /// PSNR over the prop's pixels, frame by frame, and how many there are.
-    psnr: f64,
-    pixels: usize,
-    /// PSNR supersampled (over 2 × 2 blocks), and over how many blocks.
-    supersampled: f64,
-    blocks: usize,
-    /// Mesh left, impostor right.
+    /// Over the prop's pixels, frame by frame and supersampled (over 2 × 2 blocks),
+    /// pooled over the bearings.
+    frame: Error,
+    supersampled: Error,
+    /// The bearing (degrees) whose supersampled PSNR is lowest, and that PSNR.
+    worst: (f32, f64),
+    /// Mesh left, impostor right, from the first bearing.
     picture: RgbaImage,
 }
 
 impl Comparison {
-    /// Compares `files`' coarsest mesh and impostor from the switch distance, at two
-    /// pixels per atlas texel (the impostor's design point on a 1080-line screen): the
-    /// sphere's diameter spans 2 × cell texels, half the frame's height.
     fn of(stage: &mut Stage, files: &PropFiles) -> Self {
+        let mut comparison = Comparison {
+            frame: Error::default(),
+            supersampled: Error::default(),
+            worst: (0.0, f64::INFINITY),
+            picture: RgbaImage {
+                width: 0,
+                height: 0,
+                pixels: Vec::new(),
+            },
+        };
+        for k in 0..BEARINGS {
+            let bearing = k as f32 * 360.0 / BEARINGS as f32;
+            let (frame, supersampled, picture) = Self::from_bearing(stage, files, bearing);
+            comparison.frame.add(frame);
+            comparison.supersampled.add(supersampled);
+            if supersampled.psnr() < comparison.worst.1 {
+                comparison.worst = (bearing, supersampled.psnr());
+            }
+            if k == 0 {
+                comparison.picture = picture;
+            }
+        }
+        comparison
+    }
+
+    /// Compares `files`' coarsest mesh and impostor from the switch distance on
+    /// `bearing` (degrees about the vertical, 0 the camera of the pictures, 14.6° above
+    /// the horizon), at two pixels per atlas texel (the impostor's design point on a
+    /// 1080-line screen): the sphere's diameter spans 2 × cell texels, half the
+    /// frame's height. Returns the error frame by frame and supersampled, and mesh
+    /// beside impostor.
+    fn from_bearing(
+        stage: &mut Stage,
+        files: &PropFiles,
+        bearing: f32,
+    ) -> (Error, Error, RgbaImage) {
         let view = files.parse().unwrap();
         let impostor = view.entry.impostor().unwrap();
         let distance = switch_distance();
@@ -162,7 +221,8 @@ impl Comparison {
             * (2.0 * impostor.sphere.radius / distance)
                 .atan()
                 .to_degrees();
-        let eye = Vec3::new(0.9, 0.35, -1.0).normalize() * distance;
+        let turn = Quat::from_rotation_y(bearing.to_radians());
+        let eye = turn * Vec3::new(0.9, 0.35, -1.0).normalize() * distance;
         let camera = CameraView {
             vfov,
             ..CameraView::new(eye, Vec3::from(impostor.sphere.center))
@@ -185,40 +245,30 @@ impl Comparison {
             .zip(&impostor_covers)
             .map(|(a, b)| *a || *b)
             .collect();
-        let (psnr, pixels) = psnr_over(&mesh, &as_impostor, &covered);
+        let frame = Error::between(&mesh, &as_impostor, &covered);
         let ((mesh_half, half_covered), (impostor_half, _)) =
             (halved(&mesh, &covered), halved(&as_impostor, &covered));
-        let (supersampled, blocks) = psnr_over(&mesh_half, &impostor_half, &half_covered);
-        Comparison {
-            psnr,
-            pixels,
-            supersampled,
-            blocks,
-            picture: side_by_side(&[&mesh, &as_impostor]),
-        }
+        let supersampled = Error::between(&mesh_half, &impostor_half, &half_covered);
+        (frame, supersampled, side_by_side(&[&mesh, &as_impostor]))
     }
 
     /// Prints the measures; returns whether they are judged, and the failure if they
     /// fall short.
     fn judge(&self, prop: &str, guard: &Guard) -> (bool, Option<String>) {
-        let Comparison {
-            psnr,
-            pixels,
-            supersampled,
-            blocks,
-            ..
-        } = self;
+        let (frame, supersampled) = (self.frame.psnr(), self.supersampled.psnr());
+        let pixels = self.frame.pixels / BEARINGS as usize;
+        let (bearing, worst) = self.worst;
         println!(
-            "{prop}: {psnr:.1} dB over {pixels} pixels, {supersampled:.1} dB supersampled \
-             over {blocks}"
+            "{prop}: {frame:.1} dB over {pixels} pixels a bearing, {supersampled:.1} dB \
+             supersampled (lowest {worst:.1} dB, from {bearing}°)"
         );
-        if *pixels < MEASURED_PIXELS {
+        if pixels < MEASURED_PIXELS {
             return (false, None);
         }
-        let short = *psnr < guard.frame_db || *supersampled < guard.supersampled_db;
+        let short = frame < guard.frame_db || supersampled < guard.supersampled_db;
         (
             true,
-            short.then(|| format!("{prop}: {psnr:.1} dB, {supersampled:.1} dB supersampled")),
+            short.then(|| format!("{prop}: {frame:.1} dB, {supersampled:.1} dB supersampled")),
         )
     }
 }
@@ -241,7 +291,7 @@ fn every_kit_category_looks_alike_as_coarsest_mesh_and_as_impostor_at_the_switch
         rows.push(comparison.picture);
     }
     save("impostor-vs-mesh.png", &stacked(&rows));
-    assert!(judged >= 7, "only {judged} props big enough to judge");
+    assert!(judged >= 9, "only {judged} props big enough to judge");
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
