@@ -1,6 +1,7 @@
 //! Import behaviour on small hand-built documents: encodings, topology, hierarchy,
 //! materials, and refusals with the JSON path of the culprit.
 
+use std::f32::consts::FRAC_1_SQRT_2;
 use std::io;
 
 use base64::Engine;
@@ -165,7 +166,7 @@ fn node_transforms_are_baked_into_positions_and_normals() {
     // 90° turn about Z (Y up becomes -X).
     let nodes = json!([
         {"children": [1], "translation": [0.0, 10.0, 0.0]},
-        {"mesh": 0, "scale": [2.0, 1.0, 1.0], "rotation": [0.0, 0.0, 0.70710677, 0.70710677]},
+        {"mesh": 0, "scale": [2.0, 1.0, 1.0], "rotation": [0.0, 0.0, FRAC_1_SQRT_2, FRAC_1_SQRT_2]},
     ]);
     let bytes = one_triangle(
         json!({"POSITION": position, "NORMAL": normal}),
@@ -767,7 +768,7 @@ fn authored_tangents_follow_the_node_and_each_mirror_flips_their_sign() {
     );
     let mut root: Value = serde_json::from_slice(&bytes).unwrap();
     root["nodes"][0]["scale"] = json!([-2.0, 1.0, 1.0]);
-    root["nodes"][0]["rotation"] = json!([0.0, 0.7071068, 0.0, 0.7071068]);
+    root["nodes"][0]["rotation"] = json!([0.0, FRAC_1_SQRT_2, 0.0, FRAC_1_SQRT_2]);
     let imported = run(&serde_json::to_vec(&root).unwrap()).unwrap();
     assert_eq!(imported.stats.generated_tangents, 0);
     for v in &imported.parts[0].vertices {
