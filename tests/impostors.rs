@@ -17,7 +17,7 @@ use common::baked_kit;
 use common::stage::{baked_prop, flat_ground, save, side_by_side, Stage};
 use glam::{Mat4, Quat, Vec3};
 use sylva::buckets::{BucketChanges, PlacementRegistry};
-use sylva::cache::{CacheDir, PropFiles};
+use sylva::cache::{CacheDir, ImpostorView, PropFiles};
 use sylva::lod::{LodConfig, LodController};
 use sylva::render::props::{PropsRenderer, TextureUpload};
 use sylva::render::{CameraView, RgbaImage};
@@ -175,46 +175,55 @@ struct Comparison {
     picture: RgbaImage,
 }
 
+/// A prop's coarsest mesh and its impostor, each in a plugin of its own with hard LOD
+/// switches, drawn from one bearing after another.
+type MeshAndImpostor = [(PropsRenderer, PlacementRegistry); 2];
+
 impl Comparison {
     fn of(stage: &mut Stage, files: &PropFiles) -> Self {
-        let mut comparison = Comparison {
-            frame: Error::default(),
-            supersampled: Error::default(),
-            worst: (0.0, f64::INFINITY),
-            picture: RgbaImage {
-                width: 0,
-                height: 0,
-                pixels: Vec::new(),
-            },
-        };
-        for k in 0..BEARINGS {
+        let view = files.parse().unwrap();
+        let impostor = view.entry.impostor().unwrap();
+        let lods = shape_of(&view.entry).lods;
+        let mut drawn: MeshAndImpostor = [lods - 1, lods].map(|level| {
+            let (mut props, registry) =
+                stage.plugin(files, &[Mat4::IDENTITY], level, TextureUpload::Native);
+            props.set_lod_fades(LodController::default().fades().hard());
+            (props, registry)
+        });
+        let mut bearings = (0..BEARINGS).map(|k| {
             let bearing = k as f32 * 360.0 / BEARINGS as f32;
-            let (frame, supersampled, picture) = Self::from_bearing(stage, files, bearing);
-            comparison.frame.add(frame);
-            comparison.supersampled.add(supersampled);
-            if supersampled.psnr() < comparison.worst.1 {
-                comparison.worst = (bearing, supersampled.psnr());
-            }
-            if k == 0 {
-                comparison.picture = picture;
+            let compared = Self::from_bearing(stage, &mut drawn, &impostor, bearing);
+            (bearing, compared)
+        });
+        let (first, (mut frame, mut supersampled, picture)) = bearings.next().unwrap();
+        let mut worst = (first, supersampled.psnr());
+        for (bearing, (one_frame, one_supersampled, _)) in bearings {
+            frame.add(one_frame);
+            supersampled.add(one_supersampled);
+            if one_supersampled.psnr() < worst.1 {
+                worst = (bearing, one_supersampled.psnr());
             }
         }
-        comparison
+        Comparison {
+            frame,
+            supersampled,
+            worst,
+            picture,
+        }
     }
 
-    /// Compares `files`' coarsest mesh and impostor from the switch distance on
-    /// `bearing` (degrees about the vertical, 0 the camera of the pictures, 14.6° above
-    /// the horizon), at two pixels per atlas texel (the impostor's design point on a
-    /// 1080-line screen): the sphere's diameter spans 2 × cell texels, half the
+    /// Compares the coarsest mesh and the impostor in `drawn` from the switch distance
+    /// on `bearing` (degrees about the vertical, 0 the camera of the pictures, 14.6°
+    /// above the horizon), at two pixels per atlas texel (the impostor's design point on
+    /// a 1080-line screen): the sphere's diameter spans 2 × cell texels, half the
     /// frame's height. Returns the error frame by frame and supersampled, and mesh
     /// beside impostor.
     fn from_bearing(
         stage: &mut Stage,
-        files: &PropFiles,
+        drawn: &mut MeshAndImpostor,
+        impostor: &ImpostorView,
         bearing: f32,
     ) -> (Error, Error, RgbaImage) {
-        let view = files.parse().unwrap();
-        let impostor = view.entry.impostor().unwrap();
         let distance = switch_distance();
         let side = 4 * impostor.cell_px;
         let vfov = 2.0
@@ -230,16 +239,11 @@ impl Comparison {
         let size = (side, side);
         let (mut empty, no_placements) = stage.empty();
         let background = stage.frame(&mut empty, &no_placements, camera, size);
-        let mut drawn = |level: u8| {
-            let (mut props, registry) =
-                stage.plugin(files, &[Mat4::IDENTITY], level, TextureUpload::Native);
-            props.set_lod_fades(LodController::default().fades().hard());
-            let covered = stage.coverage(&mut props, &registry, camera, size, &background);
-            (stage.frame(&mut props, &registry, camera, size), covered)
-        };
-        let lods = shape_of(&view.entry).lods;
-        let (mesh, mesh_covers) = drawn(lods - 1);
-        let (as_impostor, impostor_covers) = drawn(lods);
+        let [(mesh, mesh_covers), (as_impostor, impostor_covers)] =
+            drawn.each_mut().map(|(props, registry)| {
+                let covered = stage.coverage(props, registry, camera, size, &background);
+                (stage.frame(props, registry, camera, size), covered)
+            });
         let covered: Vec<bool> = mesh_covers
             .iter()
             .zip(&impostor_covers)
