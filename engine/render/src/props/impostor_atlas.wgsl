@@ -133,17 +133,35 @@ fn along_ray(dir: vec3<f32>, toward: vec3<f32>, height: f32) -> vec3<f32> {
     return dir * (height / select(along, -1e-6, abs(along) < 1e-6));
 }
 
-// Where the ray `origin + t × dir` meets the surface view `cell` saw: its crossing of
-// the picture plane, moved along the ray to the depth the view's atlas holds there (one
-// step of parallax mapping, at mip `level`), so that the blended views agree on where
-// each point of the prop is instead of each showing it where its own plane is crossed.
+// The depth towards the view that view `cell`'s atlas holds at `hit`, prop space.
+fn atlas_rise(cell: vec2<f32>, hit: CellHit, level: f32) -> f32 {
+    let depth = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(cell, hit.local, level), level).b;
+    return (depth * 2.0 - 1.0) * impostor.sphere.w;
+}
+
+// Where the ray `origin + t × dir` meets the surface view `cell` saw (at mip `level`),
+// so that the blended views agree on where each point of the prop is instead of each
+// showing it where its own plane is crossed. From the ray's crossing of the picture
+// plane, two steps of parallax: move along the ray to the depth the atlas holds there,
+// then to the depth it holds where that lands. Where depths jump (a crown's clumps
+// over a trunk, a shelf fungus off a snag) the iteration can swing between surfaces,
+// so the step that lands where the atlas agrees best with the depth it moved to is
+// kept: one step alone pasted pieces of a tree's crown below it once cells reach 64
+// texels (the birch's supersampled PSNR 27.7 dB at 32² cells, 27.5 at 64²; with
+// this 29.0), and a third step swings back (22.6 dB at 128²).
 fn surface_hit(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>, level: f32) -> CellHit {
     let basis = view_basis(cell);
     let to_plane = along_ray(dir, basis.toward, dot(impostor.sphere.xyz - origin, basis.toward));
     let crossing = projected(basis, origin + to_plane);
-    let depth = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(cell, crossing.local, level), level).b;
-    let rise = (depth * 2.0 - 1.0) * impostor.sphere.w;
-    return projected(basis, crossing.point + along_ray(dir, basis.toward, rise));
+    let rise0 = atlas_rise(cell, crossing, level);
+    let once = projected(basis, crossing.point + along_ray(dir, basis.toward, rise0));
+    let rise1 = atlas_rise(cell, once, level);
+    let twice = projected(basis, crossing.point + along_ray(dir, basis.toward, rise1));
+    let rise2 = atlas_rise(cell, twice, level);
+    if (abs(rise2 - rise1) <= abs(rise1 - rise0)) {
+        return twice;
+    }
+    return once;
 }
 
 // The mip level where the ray `origin + t × dir` crosses view `cell`'s picture plane
