@@ -18,8 +18,8 @@
 //!   the kit's props are faceted, a 4×4 block holds several facets' normals, and BC3
 //!   stores one line of four colours a block. Under the sun that is a shading error of
 //!   the order of the impostor's whole quality budget (28 dB PSNR is 4 % RMS). So the
-//!   texels stay exact at four times the bytes, and the bake caps cells at 32 texels
-//!   ([`crate::settings::IMPOSTOR_MAX_CELL_PX`]) to keep the kit's cache small. (Two
+//!   texels stay exact at four times the bytes, and the bake caps cells at 64 texels
+//!   ([`crate::settings::IMPOSTOR_MAX_CELL_PX`], a tree's 4 texels a metre). (Two
 //!   BC5 blobs, the normal's two channels in one and the depths in the other, would
 //!   halve that; not measured yet.)
 //!

@@ -11,11 +11,13 @@ use sylva_impostor::ImpostorSettings;
 use crate::texture::TextureSettings;
 
 /// The largest impostor cell the bake makes, in texels per side: `sylva-impostor`'s
-/// default of 4 texels per metre would give the kit's trees (10–14 m spheres) 64² cells,
-/// 3.9 MB of atlases each with the normals in RGBA8 (see [`crate::impostor`]); 32² is a
-/// quarter of that, and still 2.3–3.2 texels per metre on them. Smaller props keep 4
-/// texels per metre.
-pub const IMPOSTOR_MAX_CELL_PX: u32 = 32;
+/// default of 4 texels per metre gives the kit's trees (10–14 m spheres) 64² cells,
+/// 3.9 MB of atlases each with the normals in RGBA8 (see [`crate::impostor`]). At 32²
+/// (a quarter of the bytes) a tree was 2.3–3.2 texels per metre, three 1080-line pixels
+/// a texel at the impostor's switch distance, and its supersampled PSNR against its
+/// coarsest mesh on such a screen 24.8 dB (birch) and 22.9 dB (snag); at 64² 27.6 and
+/// 26.5 (BENCHMARKS.md, impostor quality).
+pub const IMPOSTOR_MAX_CELL_PX: u32 = 64;
 
 /// The impostor settings of the bake: `sylva-impostor`'s defaults with cells of at most
 /// [`IMPOSTOR_MAX_CELL_PX`].
@@ -256,7 +258,7 @@ mod tests {
         let variants = [
             short.clone(),
             with(ImpostorSettings { grid: 8, ..d }),
-            with(ImpostorSettings { cell_px: 64, ..d }),
+            with(ImpostorSettings { cell_px: 128, ..d }),
             with(ImpostorSettings {
                 texels_per_m: None,
                 ..d

@@ -501,18 +501,15 @@ fn impostor_shows_a_cached_trees_atlases_and_says_why_a_pebble_has_none() {
         serde_json::from_str(&stdout(&run("broadleaf/oak_wide", Some(&picture)))).unwrap();
     assert_eq!(report["refused"], serde_json::Value::Null, "{report}");
     assert_eq!(report["grid"], 12);
-    assert_eq!(
-        report["cell_px"], 32,
-        "a 13.6 m sphere at 4 texels a metre, capped at the bake's 32"
-    );
+    assert_eq!(report["cell_px"], 64, "a 13.6 m sphere at 4 texels a metre");
     assert_eq!(report["albedo_format"], "Bc3Srgb");
     assert_eq!(report["normal_format"], "Rgba8Linear");
-    // 384² texels at level 0, 4 levels per atlas (cells of 32 texels down to 4); a byte
+    // 768² texels at level 0, 5 levels per atlas (cells of 64 texels down to 4); a byte
     // a texel for the BC3 albedo, four for the RGBA8 normals.
-    assert_eq!(report["levels"], 4);
-    let level_texels: u64 = (0..4).map(|l| (12u64 * (32 >> l)).pow(2)).sum();
+    assert_eq!(report["levels"], 5);
+    let level_texels: u64 = (0..5).map(|l| (12u64 * (64 >> l)).pow(2)).sum();
     assert_eq!(report["bytes"].as_u64(), Some(5 * level_texels));
-    assert_eq!(png_size(&picture), (2 * 384, 384));
+    assert_eq!(png_size(&picture), (2 * 768, 768));
 
     let pebble: serde_json::Value =
         serde_json::from_str(&stdout(&run("pebble/flint_chip", None))).unwrap();
