@@ -133,6 +133,13 @@ fn along_ray(dir: vec3<f32>, toward: vec3<f32>, height: f32) -> vec3<f32> {
     return dir * (height / select(along, -1e-6, abs(along) < 1e-6));
 }
 
+// Where the ray `origin + t × dir` crosses the picture plane (through the sphere's
+// centre) of the view with `basis`.
+fn plane_crossing(basis: ViewBasis, origin: vec3<f32>, dir: vec3<f32>) -> CellHit {
+    let to_plane = along_ray(dir, basis.toward, dot(impostor.sphere.xyz - origin, basis.toward));
+    return projected(basis, origin + to_plane);
+}
+
 // The depth towards the view that view `cell`'s atlas holds at `hit`, prop space.
 fn atlas_rise(cell: vec2<f32>, hit: CellHit, level: f32) -> f32 {
     let depth = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(cell, hit.local, level), level).b;
@@ -151,8 +158,7 @@ fn atlas_rise(cell: vec2<f32>, hit: CellHit, level: f32) -> f32 {
 // this 29.0), and a third step swings back (22.6 dB at 128²).
 fn surface_hit(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>, level: f32) -> CellHit {
     let basis = view_basis(cell);
-    let to_plane = along_ray(dir, basis.toward, dot(impostor.sphere.xyz - origin, basis.toward));
-    let crossing = projected(basis, origin + to_plane);
+    let crossing = plane_crossing(basis, origin, dir);
     let rise0 = atlas_rise(cell, crossing, level);
     let once = projected(basis, crossing.point + along_ray(dir, basis.toward, rise0));
     let rise1 = atlas_rise(cell, once, level);
@@ -167,9 +173,7 @@ fn surface_hit(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>, level: f32) -
 // The mip level where the ray `origin + t × dir` crosses view `cell`'s picture plane
 // (call in uniform control flow).
 fn plane_level(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>) -> f32 {
-    let basis = view_basis(cell);
-    let to_plane = along_ray(dir, basis.toward, dot(impostor.sphere.xyz - origin, basis.toward));
-    return atlas_level(projected(basis, origin + to_plane).local);
+    return atlas_level(plane_crossing(view_basis(cell), origin, dir).local);
 }
 
 // The four views around `view` (the direction towards the viewer) and their bilinear
