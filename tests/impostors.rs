@@ -169,9 +169,21 @@ struct Comparison {
     /// pooled over the bearings.
     frame: Error,
     supersampled: Error,
+    /// Frame by frame over the pixels only one of the two draws the prop on: how much of
+    /// `frame` is the silhouette's.
+    silhouette: Error,
     /// The bearing (degrees) whose supersampled PSNR is lowest, and that PSNR.
     worst: (f32, f64),
     /// Mesh left, impostor right, from the first bearing.
+    picture: RgbaImage,
+}
+
+/// The coarsest mesh against the impostor from one bearing: the errors of
+/// [`Comparison`], and mesh beside impostor.
+struct Bearing {
+    frame: Error,
+    supersampled: Error,
+    silhouette: Error,
     picture: RgbaImage,
 }
 
@@ -195,18 +207,26 @@ impl Comparison {
             let compared = Self::from_bearing(stage, &mut drawn, &impostor, bearing);
             (bearing, compared)
         });
-        let (first, (mut frame, mut supersampled, picture)) = bearings.next().unwrap();
-        let mut worst = (first, supersampled.psnr());
-        for (bearing, (one_frame, one_supersampled, _)) in bearings {
-            frame.add(one_frame);
-            supersampled.add(one_supersampled);
-            if one_supersampled.psnr() < worst.1 {
-                worst = (bearing, one_supersampled.psnr());
+        let (first, mut pooled) = bearings.next().unwrap();
+        let mut worst = (first, pooled.supersampled.psnr());
+        for (bearing, one) in bearings {
+            pooled.frame.add(one.frame);
+            pooled.supersampled.add(one.supersampled);
+            pooled.silhouette.add(one.silhouette);
+            if one.supersampled.psnr() < worst.1 {
+                worst = (bearing, one.supersampled.psnr());
             }
         }
+        let Bearing {
+            frame,
+            supersampled,
+            silhouette,
+            picture,
+        } = pooled;
         Comparison {
             frame,
             supersampled,
+            silhouette,
             worst,
             picture,
         }
@@ -216,14 +236,13 @@ impl Comparison {
     /// on `bearing` (degrees about the vertical, 0 the camera of the pictures, 14.6°
     /// above the horizon), at two pixels per atlas texel (the impostor's design point on
     /// a 1080-line screen): the sphere's diameter spans 2 × cell texels, half the
-    /// frame's height. Returns the error frame by frame and supersampled, and mesh
-    /// beside impostor.
+    /// frame's height.
     fn from_bearing(
         stage: &mut Stage,
         drawn: &mut MeshAndImpostor,
         impostor: &ImpostorView,
         bearing: f32,
-    ) -> (Error, Error, RgbaImage) {
+    ) -> Bearing {
         let distance = switch_distance();
         let side = 4 * impostor.cell_px;
         let vfov = 2.0
@@ -250,10 +269,21 @@ impl Comparison {
             .map(|(a, b)| *a || *b)
             .collect();
         let frame = Error::between(&mesh, &as_impostor, &covered);
+        let only_one: Vec<bool> = mesh_covers
+            .iter()
+            .zip(&impostor_covers)
+            .map(|(a, b)| a != b)
+            .collect();
+        let silhouette = Error::between(&mesh, &as_impostor, &only_one);
         let ((mesh_half, half_covered), (impostor_half, _)) =
             (halved(&mesh, &covered), halved(&as_impostor, &covered));
         let supersampled = Error::between(&mesh_half, &impostor_half, &half_covered);
-        (frame, supersampled, side_by_side(&[&mesh, &as_impostor]))
+        Bearing {
+            frame,
+            supersampled,
+            silhouette,
+            picture: side_by_side(&[&mesh, &as_impostor]),
+        }
     }
 
     /// Prints the measures; returns whether they are judged, and the failure if they
@@ -262,9 +292,13 @@ impl Comparison {
         let (frame, supersampled) = (self.frame.psnr(), self.supersampled.psnr());
         let pixels = self.frame.pixels / BEARINGS as usize;
         let (bearing, worst) = self.worst;
+        let silhouette_share = self.silhouette.squared as f64 / self.frame.squared.max(1) as f64;
+        let silhouette_pixels = self.silhouette.pixels / BEARINGS as usize;
         println!(
             "{prop}: {frame:.1} dB over {pixels} pixels a bearing, {supersampled:.1} dB \
-             supersampled (lowest {worst:.1} dB, from {bearing}°)"
+             supersampled (lowest {worst:.1} dB, from {bearing}°); {:.0} % of the frame's \
+             squared error on the {silhouette_pixels} pixels a bearing only one draws",
+            100.0 * silhouette_share
         );
         if pixels < MEASURED_PIXELS {
             return (false, None);
