@@ -165,25 +165,21 @@ const BEARINGS: u32 = 8;
 /// A prop drawn as its coarsest mesh and as its impostor at the switch distance, from
 /// every bearing.
 struct Comparison {
-    /// Over the prop's pixels, frame by frame and supersampled (over 2 × 2 blocks),
-    /// pooled over the bearings.
+    /// The errors pooled over the bearings, and the first bearing's picture.
+    pooled: Bearing,
+    /// The bearing (degrees) whose supersampled PSNR is lowest, and that PSNR.
+    worst: (f32, f64),
+}
+
+/// The coarsest mesh against the impostor from one bearing (or pooled over several).
+struct Bearing {
+    /// Over the prop's pixels, frame by frame and supersampled (over 2 × 2 blocks).
     frame: Error,
     supersampled: Error,
     /// Frame by frame over the pixels only one of the two draws the prop on: how much of
     /// `frame` is the silhouette's.
     silhouette: Error,
-    /// The bearing (degrees) whose supersampled PSNR is lowest, and that PSNR.
-    worst: (f32, f64),
-    /// Mesh left, impostor right, from the first bearing.
-    picture: RgbaImage,
-}
-
-/// The coarsest mesh against the impostor from one bearing: the errors of
-/// [`Comparison`], and mesh beside impostor.
-struct Bearing {
-    frame: Error,
-    supersampled: Error,
-    silhouette: Error,
+    /// Mesh left, impostor right.
     picture: RgbaImage,
 }
 
@@ -217,19 +213,7 @@ impl Comparison {
                 worst = (bearing, one.supersampled.psnr());
             }
         }
-        let Bearing {
-            frame,
-            supersampled,
-            silhouette,
-            picture,
-        } = pooled;
-        Comparison {
-            frame,
-            supersampled,
-            silhouette,
-            worst,
-            picture,
-        }
+        Comparison { pooled, worst }
     }
 
     /// Compares the coarsest mesh and the impostor in `drawn` from the switch distance
@@ -289,11 +273,17 @@ impl Comparison {
     /// Prints the measures; returns whether they are judged, and the failure if they
     /// fall short.
     fn judge(&self, prop: &str, guard: &Guard) -> (bool, Option<String>) {
-        let (frame, supersampled) = (self.frame.psnr(), self.supersampled.psnr());
-        let pixels = self.frame.pixels / BEARINGS as usize;
+        let Bearing {
+            frame,
+            supersampled,
+            silhouette,
+            ..
+        } = &self.pooled;
+        let pixels = frame.pixels / BEARINGS as usize;
+        let silhouette_share = silhouette.squared as f64 / frame.squared.max(1) as f64;
+        let silhouette_pixels = silhouette.pixels / BEARINGS as usize;
+        let (frame, supersampled) = (frame.psnr(), supersampled.psnr());
         let (bearing, worst) = self.worst;
-        let silhouette_share = self.silhouette.squared as f64 / self.frame.squared.max(1) as f64;
-        let silhouette_pixels = self.silhouette.pixels / BEARINGS as usize;
         println!(
             "{prop}: {frame:.1} dB over {pixels} pixels a bearing, {supersampled:.1} dB \
              supersampled (lowest {worst:.1} dB, from {bearing}°); {:.0} % of the frame's \
@@ -326,7 +316,7 @@ fn every_kit_category_looks_alike_as_coarsest_mesh_and_as_impostor_at_the_switch
         let (counted, failure) = comparison.judge(prop, &KIT);
         judged += usize::from(counted);
         failures.extend(failure);
-        rows.push(comparison.picture);
+        rows.push(comparison.pooled.picture);
     }
     save("impostor-vs-mesh.png", &stacked(&rows));
     assert!(judged >= 9, "only {judged} props big enough to judge");
@@ -369,7 +359,7 @@ fn props_made_by_others_look_alike_as_coarsest_mesh_and_as_impostor_at_the_switc
         let (counted, failure) = comparison.judge(&prop, &REAL);
         assert!(counted, "{prop} is big enough to judge");
         failures.extend(failure);
-        rows.push(comparison.picture);
+        rows.push(comparison.pooled.picture);
     }
     save("impostor-vs-mesh-real.png", &stacked(&rows));
     assert!(failures.is_empty(), "{failures:#?}");
