@@ -13,18 +13,22 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Runs `sylva args` with its standard output closed before it writes anything; fails
+/// Runs `sylva args` with a standard output whose reader is gone before it starts; fails
 /// if it panics, complains, or is still running after a minute.
 fn assert_stops_quietly(args: &[&str]) {
+    // The reader is closed before the spawn: closed after it, a command that writes one
+    // line and then waits (`watch` on a current cache) could win the race and never
+    // meet the closed pipe.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
     let mut child = Command::new(env!("CARGO_BIN_EXE_sylva"))
         .args(args)
         .current_dir(repo())
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
         .spawn()
         .expect("sylva runs");
-    drop(child.stdout.take());
     let deadline = Instant::now() + Duration::from_secs(60);
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > deadline {
