@@ -825,7 +825,7 @@ fn box_with(extra: serde_json::Value) -> Vec<u8> {
         json.extend(extra);
     }
     let mut chunk = serde_json::to_vec(&json).unwrap();
-    while chunk.len() % 4 != 0 {
+    while !chunk.len().is_multiple_of(4) {
         chunk.push(b' ');
     }
     let bin = &bytes[20 + json_len..];

@@ -102,7 +102,7 @@ pub fn bake_texture(
 /// How a texture of `kind` is stored: block compressed where its size allows (wgpu
 /// wants BC textures' sides to be whole blocks), else RGBA8.
 fn pixel_format(kind: TextureKind, width: u32, height: u32, level0: &[u8]) -> PixelFormat {
-    let blocks = width % 4 == 0 && height % 4 == 0;
+    let blocks = width.is_multiple_of(4) && height.is_multiple_of(4);
     match (kind, blocks) {
         (TextureKind::Color, false) => PixelFormat::Rgba8Srgb,
         (TextureKind::Normal | TextureKind::Linear, false) => PixelFormat::Rgba8Linear,
@@ -438,7 +438,11 @@ mod tests {
         // Two texels tilted 60° either way along X: their mean points straight up, at
         // half the length before renormalising.
         let tilt = |x: u32| {
-            let nx = if x % 2 == 0 { 0.866f32 } else { -0.866 };
+            let nx = if x.is_multiple_of(2) {
+                0.866f32
+            } else {
+                -0.866
+            };
             [
                 unorm_byte(nx * 0.5 + 0.5),
                 128,

@@ -169,10 +169,7 @@ pub fn write_glb<W: Write>(
             json::Node {
                 mesh: Some(meshes[level]),
                 name: Some(format!("{prop} cell {cx},{cz} LOD{level}")),
-                extensions: Some(json::extensions::scene::Node {
-                    others,
-                    ..Default::default()
-                }),
+                extensions: Some(json::extensions::scene::Node { others }),
                 ..Default::default()
             }
         };
@@ -666,7 +663,7 @@ impl Document {
             },
         );
         let position_bytes = floats(&mut positions.iter().flatten().copied());
-        let normal_bytes = floats(&mut terrain.normals.iter().map(mirrored).flatten());
+        let normal_bytes = floats(&mut terrain.normals.iter().flat_map(mirrored));
         let color_bytes = floats(&mut terrain.colors.iter().flatten().copied());
         let index_bytes: Vec<u8> = terrain
             .indices

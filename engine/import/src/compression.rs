@@ -85,7 +85,7 @@ fn decode_view(
 ) -> Result<Vec<u8>, ImportError> {
     let stride = ext.byte_stride;
     let stride_ok = match ext.mode.as_str() {
-        "ATTRIBUTES" => stride % 4 == 0 && (4..=256).contains(&stride),
+        "ATTRIBUTES" => stride.is_multiple_of(4) && (4..=256).contains(&stride),
         "TRIANGLES" | "INDICES" => stride == 2 || stride == 4,
         other => {
             return Err(ImportError::invalid(
@@ -106,13 +106,13 @@ fn decode_view(
             format!("filters apply to ATTRIBUTES only, not {}", ext.mode),
         ));
     }
-    if ext.mode == "TRIANGLES" && ext.count % 3 != 0 {
+    if ext.mode == "TRIANGLES" && !ext.count.is_multiple_of(3) {
         return Err(ImportError::invalid(
             format!("{path}.count"),
             format!("{} indices are not whole triangles", ext.count),
         ));
     }
-    let size = ext.count.checked_mul(stride).unwrap_or(u64::MAX);
+    let size = ext.count.saturating_mul(stride);
     if size > declared {
         return Err(ImportError::invalid(
             format!("{path}.count"),

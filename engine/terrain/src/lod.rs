@@ -164,7 +164,9 @@ impl TerrainLod {
         };
         let vertex = |column: usize, row: usize| (at(column, row), on_border(column, row));
         let (last_column, last_row) = (width - 1, height - 1);
-        let edges: [(bool, Vec<(u32, bool)>, Vec3); 4] = [
+        // Per side: whether another patch meets it (the terrain's outer edge gets no
+        // skirt), its vertices and its outward direction.
+        let edges: [(bool, Vec<BorderVertex>, Vec3); 4] = [
             (
                 rows[0] > 0,
                 (0..width).map(|c| vertex(c, 0)).collect(),
@@ -351,13 +353,17 @@ fn grid_deviation(
     deviation
 }
 
+/// A vertex of a patch's side: its index and whether it lies on the terrain's outer
+/// border.
+type BorderVertex = (u32, bool);
+
 /// Hangs a skirt `depth(vertex)` metres deep from the edge through `edge` (vertex indices in
 /// order along it, each with whether it lies on the terrain's outer border), wound to
 /// face `outward`. Segments touching the outer border get none.
 fn add_skirt(
     mesh: &mut TerrainMesh,
     terrain: &Terrain,
-    edge: &[(u32, bool)],
+    edge: &[BorderVertex],
     outward: Vec3,
     depth: &impl Fn(Vec3) -> f32,
 ) {

@@ -27,9 +27,12 @@ pub struct Wedges {
     colors: Vec<[u8; 4]>,
 }
 
+/// What makes vertices one wedge: the bits of their position and UV, and their colour.
+type WedgeKey = ([u32; 3], [u32; 2], [u8; 4]);
+
 impl Wedges {
     pub fn new(vertices: &[Vertex], textured: bool) -> Self {
-        let mut wedge_at: HashMap<([u32; 3], [u32; 2], [u8; 4]), u32> = HashMap::new();
+        let mut wedge_at: HashMap<WedgeKey, u32> = HashMap::new();
         let mut wedges = Wedges {
             wedge_of: Vec::with_capacity(vertices.len()),
             representatives: Vec::new(),

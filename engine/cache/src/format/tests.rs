@@ -17,7 +17,7 @@ fn vertex(i: u32) -> Vertex {
         position: [f, f * 0.5, -f],
         normal: [0.0, 1.0, 0.0],
         uv: [f * 0.25, 1.0 - f * 0.25],
-        tangent: [1.0, 0.0, 0.0, if i % 2 == 0 { 1.0 } else { -1.0 }],
+        tangent: [1.0, 0.0, 0.0, if i.is_multiple_of(2) { 1.0 } else { -1.0 }],
         color: [i as u8, 255 - i as u8, 7, 255],
     }
 }

@@ -224,6 +224,8 @@ impl Node {
 }
 
 #[cfg(test)]
+// `&[0..n]` is one dirty range of slots here, not a mistaken list of n numbers.
+#[allow(clippy::single_range_in_vec_init)]
 pub(crate) mod tests {
     use glam::Quat;
 

@@ -474,6 +474,8 @@ fn allocate(renderer: &Renderer, instances: usize) -> Buffer {
 }
 
 #[cfg(test)]
+// `&[0..n]` is one dirty range of slots here, not a mistaken list of n numbers.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 
