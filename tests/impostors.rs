@@ -183,16 +183,39 @@ struct Bearing {
     picture: RgbaImage,
 }
 
-/// A prop's coarsest mesh and its impostor, each in a plugin of its own with hard LOD
-/// switches, drawn from one bearing after another.
-type MeshAndImpostor = [(PropsRenderer, PlacementRegistry); 2];
+/// Two levels of a prop (its coarsest mesh and its impostor, or two meshes), each in a
+/// plugin of its own with hard LOD switches, drawn from one bearing after another.
+type TwoLevels = [(PropsRenderer, PlacementRegistry); 2];
+
+/// Which two of a prop's levels a [`Comparison`] draws against each other.
+#[derive(Clone, Copy)]
+enum Levels {
+    /// The coarsest mesh and the impostor: what the test judges.
+    CoarsestMeshAndImpostor,
+    /// The two coarsest mesh levels (LOD 1 and LOD 2 of the kit's three): the yardstick,
+    /// how far apart two meshes of the same prop already are by the same measure.
+    TwoCoarsestMeshes,
+}
+
+impl Levels {
+    /// The finer and the coarser level of a prop of `lods` mesh levels (the impostor is
+    /// level `lods`).
+    fn of(self, lods: u8) -> [u8; 2] {
+        match self {
+            Levels::CoarsestMeshAndImpostor => [lods - 1, lods],
+            Levels::TwoCoarsestMeshes => [lods - 2, lods - 1],
+        }
+    }
+}
 
 impl Comparison {
-    fn of(stage: &mut Stage, files: &PropFiles) -> Self {
+    /// `levels` of the prop in `files` drawn against each other, framed as its impostor
+    /// is (so every comparison of a prop is at the same pixels a texel).
+    fn of(stage: &mut Stage, files: &PropFiles, levels: Levels) -> Self {
         let view = files.parse().unwrap();
         let impostor = view.entry.impostor().unwrap();
         let lods = shape_of(&view.entry).lods;
-        let mut drawn: MeshAndImpostor = [lods - 1, lods].map(|level| {
+        let mut drawn: TwoLevels = levels.of(lods).map(|level| {
             let (mut props, registry) =
                 stage.plugin(files, &[Mat4::IDENTITY], level, TextureUpload::Native);
             props.set_lod_fades(LodController::default().fades().hard());
@@ -216,14 +239,14 @@ impl Comparison {
         Comparison { pooled, worst }
     }
 
-    /// Compares the coarsest mesh and the impostor in `drawn` from the switch distance
+    /// Compares the two levels in `drawn` (finer first) from the switch distance
     /// on `bearing` (degrees about the vertical, 0 the camera of the pictures, 14.6°
     /// above the horizon), at two pixels per atlas texel (the impostor's design point on
     /// a 1080-line screen): the sphere's diameter spans 2 × cell texels, half the
     /// frame's height.
     fn from_bearing(
         stage: &mut Stage,
-        drawn: &mut MeshAndImpostor,
+        drawn: &mut TwoLevels,
         impostor: &ImpostorView,
         bearing: f32,
     ) -> Bearing {
@@ -270,9 +293,10 @@ impl Comparison {
         }
     }
 
-    /// Prints the measures; returns whether they are judged, and the failure if they
-    /// fall short.
-    fn judge(&self, prop: &str, guard: &Guard) -> (bool, Option<String>) {
+    /// Prints the measures beside `yardstick`'s (the prop's two coarsest meshes drawn
+    /// the same way); returns whether they are judged, and the failure if they fall
+    /// short.
+    fn judge(&self, prop: &str, yardstick: &Comparison, guard: &Guard) -> (bool, Option<String>) {
         let Bearing {
             frame,
             supersampled,
@@ -284,10 +308,16 @@ impl Comparison {
         let silhouette_pixels = silhouette.pixels / BEARINGS as usize;
         let (frame, supersampled) = (frame.psnr(), supersampled.psnr());
         let (bearing, worst) = self.worst;
+        let (mesh_frame, mesh_supersampled) = (
+            yardstick.pooled.frame.psnr(),
+            yardstick.pooled.supersampled.psnr(),
+        );
         println!(
             "{prop}: {frame:.1} dB over {pixels} pixels a bearing, {supersampled:.1} dB \
              supersampled (lowest {worst:.1} dB, from {bearing}°); {:.0} % of the frame's \
-             squared error on the {silhouette_pixels} pixels a bearing only one draws",
+             squared error on the {silhouette_pixels} pixels a bearing only one draws; \
+             its two coarsest meshes against each other: {mesh_frame:.1} dB, \
+             {mesh_supersampled:.1} dB supersampled",
             100.0 * silhouette_share
         );
         if pixels < MEASURED_PIXELS {
@@ -312,8 +342,10 @@ fn every_kit_category_looks_alike_as_coarsest_mesh_and_as_impostor_at_the_switch
     let mut failures = Vec::new();
     let mut judged = 0;
     for prop in &props {
-        let comparison = Comparison::of(&mut stage, &prop_files(&cache, prop));
-        let (counted, failure) = comparison.judge(prop, &KIT);
+        let files = prop_files(&cache, prop);
+        let comparison = Comparison::of(&mut stage, &files, Levels::CoarsestMeshAndImpostor);
+        let yardstick = Comparison::of(&mut stage, &files, Levels::TwoCoarsestMeshes);
+        let (counted, failure) = comparison.judge(prop, &yardstick, &KIT);
         judged += usize::from(counted);
         failures.extend(failure);
         rows.push(comparison.pooled.picture);
@@ -355,8 +387,9 @@ fn props_made_by_others_look_alike_as_coarsest_mesh_and_as_impostor_at_the_switc
         let stem = std::path::Path::new(source).file_stem().unwrap();
         let prop = format!("{category}/{}", stem.to_string_lossy());
         let files = baked_prop(assets.path(), &CacheDir::new(out.path()), &prop);
-        let comparison = Comparison::of(&mut stage, &files);
-        let (counted, failure) = comparison.judge(&prop, &REAL);
+        let comparison = Comparison::of(&mut stage, &files, Levels::CoarsestMeshAndImpostor);
+        let yardstick = Comparison::of(&mut stage, &files, Levels::TwoCoarsestMeshes);
+        let (counted, failure) = comparison.judge(&prop, &yardstick, &REAL);
         assert!(counted, "{prop} is big enough to judge");
         failures.extend(failure);
         rows.push(comparison.pooled.picture);
