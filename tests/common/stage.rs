@@ -184,7 +184,7 @@ fn prop_pixels<'a>(
 }
 
 /// Whether two pixels differ by more than 2 in a colour channel.
-fn differs(p: &[u8], q: &[u8]) -> bool {
+pub fn differs(p: &[u8], q: &[u8]) -> bool {
     p[..3].iter().zip(&q[..3]).any(|(x, y)| x.abs_diff(*y) > 2)
 }
 

@@ -56,9 +56,13 @@ fn vs_impostor_shadow([[builtin(vertex_index)]] index: u32, i: Instance) -> Shad
 // The depth the light sees: of the surface the atlas's shadow depth holds (the nearest
 // back face of an opaque part, either face of an alpha-tested one: what rend3's shadow
 // pass draws of a mesh), not of the card, so the prop shades itself and the ground
-// where its mesh would; moved back along the light by IMPOSTOR_SHADOW_BIAS radii, since
-// the camera's views and the light's place a point a few atlas texels apart.
-let IMPOSTOR_SHADOW_BIAS: f32 = 0.05;
+// where its mesh would; moved back along the light by IMPOSTOR_SHADOW_BIAS level-0
+// atlas texels, since the camera's views and the light's place a point a few texels
+// apart. Counted in texels, not radii: a share of the radius (0.05, as much as 1.6
+// texels of a tree's 64² cells) was 0.4 texel of a rock's 16² cells, and the underside
+// of a rock, log or bush lying on the ground then shaded the ground round it, which its
+// mesh (whose back faces rasterise with the pipeline's slope-scaled bias) does not.
+let IMPOSTOR_SHADOW_BIAS: f32 = 1.6;
 
 [[stage(fragment)]]
 fn fs_impostor_shadow(in: ShadowOutput) -> [[builtin(frag_depth)]] f32 {
@@ -93,7 +97,7 @@ fn fs_impostor_shadow(in: ShadowOutput) -> [[builtin(frag_depth)]] f32 {
         + (h1.point + h1.toward * (d1 * 2.0 - 1.0) * r) * w.y
         + (h2.point + h2.toward * (d2 * 2.0 - 1.0) * r) * w.z
         + (h3.point + h3.toward * (d3 * 2.0 - 1.0) * r) * w.w
-        - in.view * (IMPOSTOR_SHADOW_BIAS * r);
+        - in.view * (IMPOSTOR_SHADOW_BIAS * 2.0 * r / impostor.layout.y);
     let model = mat4x4<f32>(in.model0, in.model1, in.model2, in.model3);
     let clip = camera.view_proj * model * vec4<f32>(surface, 1.0);
     return clamp(clip.z / clip.w, 0.0, 1.0);
