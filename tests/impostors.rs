@@ -357,17 +357,19 @@ impl Comparison {
         if pixels < MEASURED_PIXELS {
             return (false, None);
         }
-        let shadow = shadow.psnr();
+        let shadow_judged = shadow_pixels >= MEASURED_SHADOW_PIXELS;
         let short = frame < guard.frame_db
             || supersampled < guard.supersampled_db
-            || (shadow_pixels >= MEASURED_SHADOW_PIXELS && shadow < guard.shadow_db);
+            || (shadow_judged && shadow.psnr() < guard.shadow_db);
         (
             true,
             short.then(|| {
-                format!(
-                    "{prop}: {frame:.1} dB, {supersampled:.1} dB supersampled, shadows \
-                     {shadow:.1} dB"
-                )
+                let shadows = if shadow_judged {
+                    format!(", shadows {:.1} dB", shadow.psnr())
+                } else {
+                    String::new()
+                };
+                format!("{prop}: {frame:.1} dB, {supersampled:.1} dB supersampled{shadows}")
             }),
         )
     }
