@@ -991,15 +991,15 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
     assert!(material.normal_texture.is_some() && material.metallic_roughness_texture.is_some());
     let formats: Vec<_> = prop.textures.iter().map(|t| (t.width, t.format)).collect();
     use sylva::cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc3Srgb, Bc5, Rgba8Linear};
-    // Then the impostor's atlases: 12 views of 16² texels a side.
+    // Then the impostor's atlases: 12 views of 32² texels a side.
     assert_eq!(
         formats,
         [
             (1024, Bc1Srgb),
             (1024, Bc1Linear),
             (1024, Bc5),
-            (192, Bc3Srgb),
-            (192, Rgba8Linear)
+            (384, Bc3Srgb),
+            (384, Rgba8Linear)
         ]
     );
     let total = files.entry.len() + files.textures.iter().map(Vec::len).sum::<usize>();

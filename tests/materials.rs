@@ -283,9 +283,11 @@ fn bc_textures_sampled_as_blocks_look_like_their_rgba8_decode() {
         return;
     }
     let (blocks, block_bytes) = frame(TextureUpload::Native);
-    // BC1 is 4 bits a texel and BC5 8, against RGBA8's 32.
+    // BC1 is 4 bits a texel and BC5 8, against RGBA8's 32: the material's three
+    // textures take a sixth. The impostor's normal atlas is RGBA8 either way (0.79 of
+    // its 0.98 MB of atlases as blocks, 1.57 MB decoded), so more than 4.5× in all.
     assert!(
-        5 * block_bytes < decoded_bytes,
+        9 * block_bytes < 2 * decoded_bytes,
         "{block_bytes} against {decoded_bytes}"
     );
     let diff = blocks.diff(&decoded, 2).unwrap();

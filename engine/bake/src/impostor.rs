@@ -19,9 +19,13 @@
 //!   stores one line of four colours a block. Under the sun that is a shading error of
 //!   the order of the impostor's whole quality budget (28 dB PSNR is 4 % RMS). So the
 //!   texels stay exact at four times the bytes, and the bake caps cells at 64 texels
-//!   ([`crate::settings::IMPOSTOR_MAX_CELL_PX`], a tree's 4 texels a metre). (Two
+//!   ([`crate::settings::IMPOSTOR_MAX_CELL_PX`], a tree's 4.4–7.8 texels a metre). Two
 //!   BC5 blobs, the normal's two channels in one and the depths in the other, would
-//!   halve that; not measured yet.)
+//!   halve that at −0.4 to +0.1 dB of the kit's quality (measured through texpresso's
+//!   BC5 and back); not taken, because lavapipe decodes block textures per sample: the
+//!   whole-world impostor frame took 1.18 s instead of 1.47 s (medians of four, dev
+//!   build) with the albedo atlas alone uploaded as RGBA8, and BC5 would put the 16
+//!   other atlas reads of a fragment through that decoding.
 //!
 //! Levels whose cells are under 4 texels are dropped ([`MIN_CELL_TEXELS`]): a 4×4
 //! block there would straddle two views, and a cell of 2 texels shows nothing a

@@ -10,13 +10,15 @@ use sylva_impostor::ImpostorSettings;
 
 use crate::texture::TextureSettings;
 
-/// The largest impostor cell the bake makes, in texels per side: `sylva-impostor`'s
-/// default of 4 texels per metre gives the kit's trees (10–14 m spheres) 64² cells,
-/// 3.9 MB of atlases each with the normals in RGBA8 (see [`crate::impostor`]). At 32²
-/// (a quarter of the bytes) a tree was 2.3–3.2 texels per metre, three 1080-line pixels
-/// a texel at the impostor's switch distance, and its supersampled PSNR against its
-/// coarsest mesh on such a screen 24.8 dB (birch) and 22.9 dB (snag); at 64² 27.6 and
-/// 26.5 (BENCHMARKS.md, impostor quality).
+/// The largest impostor cell the bake makes, in texels per side: the kit's trees
+/// (8–16 m spheres) reach it at `sylva-impostor`'s 8 texels per metre, 64² cells of
+/// 4.4–7.8 texels a metre, 3.9 MB of atlases each with the normals in RGBA8 (see
+/// [`crate::impostor`]). At 32² (a quarter of the bytes) a tree was 2.3–3.2 texels per
+/// metre, three 1080-line pixels a texel at the impostor's switch distance, and its
+/// supersampled PSNR against its coarsest mesh on such a screen 24.8 dB (birch) and
+/// 22.9 dB (snag); at 64² 27.6 and 26.5. At 128² (four times the bytes again) the
+/// snag and the birch measured worse, 0.5 and 0.8 dB, where their views' parallax
+/// lands on the wrong surface (BENCHMARKS.md, impostor quality).
 pub const IMPOSTOR_MAX_CELL_PX: u32 = 64;
 
 /// The impostor settings of the bake: `sylva-impostor`'s defaults with cells of at most

@@ -85,9 +85,11 @@ pub struct ImpostorSettings {
     pub cell_px: u32,
     /// When set, a cell is the smallest power of two (at least [`MIN_SIZED_CELL_PX`], at
     /// most `cell_px`) giving the bounding sphere's diameter this many texels per metre,
-    /// so a bush does not spend a tree's bytes. The default, 4, is one texel per pixel
-    /// at 130 m on a 540-line screen with sylva's 55° field of view (the frames bench),
-    /// two pixels per texel at 1080 lines.
+    /// so a bush does not spend a tree's bytes. The default, 8, is about a texel a pixel
+    /// at the impostor's switch distance (155 m) on a 1440-line screen with sylva's 55°
+    /// field of view; at 4 a bush, a log or a branch drawn there at two pixels a texel
+    /// lost its leaf clumps and its shading across a branch (BENCHMARKS.md, impostor
+    /// quality), for a quarter of the bytes.
     pub texels_per_m: Option<f32>,
     /// Samples per texel side (1 to 4): the silhouette's antialiasing.
     pub supersample: u32,
@@ -110,14 +112,14 @@ pub struct ImpostorSettings {
 }
 
 impl Default for ImpostorSettings {
-    /// 12 × 12 views of up to 64 texels at 4 texels per metre (a tree's atlas 768² per
+    /// 12 × 12 views of up to 64 texels at 8 texels per metre (a tree's atlas 768² per
     /// level, 3.1 MB per atlas with its mips; a 2 m bush's 192²), 2 × 2 samples per
     /// texel.
     fn default() -> Self {
         ImpostorSettings {
             grid: 12,
             cell_px: 64,
-            texels_per_m: Some(4.0),
+            texels_per_m: Some(8.0),
             supersample: 2,
             alpha_cutoff: Some(0.5),
             min_radius_m: 0.05,

@@ -567,18 +567,20 @@ fn bad_input_and_settings_are_errors_that_name_what_is_wrong() {
 #[test]
 fn cells_are_sized_to_the_prop_up_to_the_largest() {
     let sized = ImpostorSettings::default();
-    // 4 texels per metre of diameter, rounded up to a power of two, 8 to 64.
+    // 8 texels per metre of diameter, rounded up to a power of two, 8 to 64.
     assert_eq!(sized.cell_px_for(0.3), 8);
-    assert_eq!(sized.cell_px_for(1.1), 16);
-    assert_eq!(sized.cell_px_for(4.0), 32);
-    assert_eq!(sized.cell_px_for(4.1), 64);
+    assert_eq!(sized.cell_px_for(0.5), 8);
+    assert_eq!(sized.cell_px_for(0.55), 16);
+    assert_eq!(sized.cell_px_for(1.1), 32);
+    assert_eq!(sized.cell_px_for(2.0), 32);
+    assert_eq!(sized.cell_px_for(2.05), 64);
     assert_eq!(sized.cell_px_for(40.0), 64);
     assert_eq!(settings().cell_px_for(0.3), 64, "a fixed size");
     let bush = cube(1.2, [0.0; 3], Material::default());
     let (impostor, stats) = bake_impostor(&[bush.source()], &[], &sized).unwrap();
-    assert_eq!(impostor.cell_px, 16, "radius {}", impostor.bounds.radius);
-    assert_eq!(impostor.albedo[0].len(), (12 * 16) * (12 * 16) * 4);
-    assert_eq!(impostor.albedo.len(), 5);
+    assert_eq!(impostor.cell_px, 32, "radius {}", impostor.bounds.radius);
+    assert_eq!(impostor.albedo[0].len(), (12 * 32) * (12 * 32) * 4);
+    assert_eq!(impostor.albedo.len(), 6);
     assert_eq!(stats.bytes, impostor.bytes());
 }
 

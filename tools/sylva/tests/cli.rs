@@ -339,12 +339,12 @@ fn bake_json_reports_parts_triangles_vertices_bytes_and_stages() {
     assert_eq!(asset["summary"]["parts"][0]["vertices"], 24);
     assert!(asset["summary"]["bytes"].as_u64().unwrap() > 24 * 36);
     assert_eq!(asset["stages"][0]["weld"]["vertices_in"], 24);
-    // A 1 m box: a sphere of 0.87 m gets the smallest impostor cells.
+    // A 1 m box: a sphere of 0.87 m, 14 texels across at 8 a metre, gets 16-texel cells.
     let impostor = &asset["summary"]["impostor"];
     assert_eq!(impostor["status"], "baked", "{impostor}");
     assert_eq!(
         (impostor["grid"].as_u64(), impostor["cell_px"].as_u64()),
-        (Some(12), Some(8))
+        (Some(12), Some(16))
     );
     assert!(asset["impostor"]["micros"].as_u64().unwrap() > 0);
     let warm: serde_json::Value = serde_json::from_str(&stdout(&sylva(&args))).unwrap();
@@ -354,7 +354,7 @@ fn bake_json_reports_parts_triangles_vertices_bytes_and_stages() {
     );
     let text = stdout(&sylva(&args[..5]));
     assert!(
-        text.contains("impostor 12×12 views of 8² texels, 2 levels"),
+        text.contains("impostor 12×12 views of 16² texels, 3 levels"),
         "{text}"
     );
 }
@@ -501,7 +501,10 @@ fn impostor_shows_a_cached_trees_atlases_and_says_why_a_pebble_has_none() {
         serde_json::from_str(&stdout(&run("broadleaf/oak_wide", Some(&picture)))).unwrap();
     assert_eq!(report["refused"], serde_json::Value::Null, "{report}");
     assert_eq!(report["grid"], 12);
-    assert_eq!(report["cell_px"], 64, "a 13.6 m sphere at 4 texels a metre");
+    assert_eq!(
+        report["cell_px"], 64,
+        "a 13.6 m sphere, capped at 64 texels"
+    );
     assert_eq!(report["albedo_format"], "Bc3Srgb");
     assert_eq!(report["normal_format"], "Rgba8Linear");
     // 768² texels at level 0, 5 levels per atlas (cells of 64 texels down to 4); a byte

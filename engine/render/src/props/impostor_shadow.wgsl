@@ -56,13 +56,21 @@ fn vs_impostor_shadow([[builtin(vertex_index)]] index: u32, i: Instance) -> Shad
 // The depth the light sees: of the surface the atlas's shadow depth holds (the nearest
 // back face of an opaque part, either face of an alpha-tested one: what rend3's shadow
 // pass draws of a mesh), not of the card, so the prop shades itself and the ground
-// where its mesh would; moved back along the light by IMPOSTOR_SHADOW_BIAS level-0
-// atlas texels, since the camera's views and the light's place a point a few texels
-// apart. Counted in texels, not radii: a share of the radius (0.05, as much as 1.6
-// texels of a tree's 64² cells) was 0.4 texel of a rock's 16² cells, and the underside
-// of a rock, log or bush lying on the ground then shaded the ground round it, which its
-// mesh (whose back faces rasterise with the pipeline's slope-scaled bias) does not.
+// where its mesh would; moved back along the light by the larger of two misplacements
+// the written depth escapes the pipeline's slope-scaled bias for:
+// - IMPOSTOR_SHADOW_BIAS level-0 atlas texels: the camera's views and the light's place
+//   a point a few texels apart (a share of the radius instead, 0.05, was 0.4 texel of
+//   a rock's 16² cells, and the underside of a rock, log or bush lying on the ground
+//   shaded the ground round it, which its mesh does not);
+// - one texel of the shadow map: a texel holds the nearest depth across it, so where a
+//   prop's underside meets the ground it shades the ground a texel on, which a mesh's
+//   slope-scaled bias keeps lit. rend3 fits the map to the camera (6 to 78 cm a texel),
+//   and with 8 texels a metre the atlas's texel alone is less than the map's.
 let IMPOSTOR_SHADOW_BIAS: f32 = 1.6;
+
+// rend3's shadow map side in texels (`rend3::SHADOW_DIMENSIONS`; a test in
+// `pipelines.rs` keeps the two equal).
+let SHADOW_MAP_TEXELS: f32 = 2048.0;
 
 [[stage(fragment)]]
 fn fs_impostor_shadow(in: ShadowOutput) -> [[builtin(frag_depth)]] f32 {
@@ -93,11 +101,16 @@ fn fs_impostor_shadow(in: ShadowOutput) -> [[builtin(frag_depth)]] f32 {
     }
     let w = views.weights * covers / coverage;
     let r = impostor.sphere.w;
+    // The light's projection is orthographic: its first row is 2 / the map's width,
+    // in world units; the placement's uniform scale turns that into prop units.
+    let light_row = vec3<f32>(camera.view_proj[0].x, camera.view_proj[1].x, camera.view_proj[2].x);
+    let shadow_texel = 2.0 / (SHADOW_MAP_TEXELS * length(light_row) * length(in.model0.xyz));
+    let bias = max(IMPOSTOR_SHADOW_BIAS * 2.0 * r / impostor.layout.y, shadow_texel);
     let surface = (h0.point + h0.toward * (d0 * 2.0 - 1.0) * r) * w.x
         + (h1.point + h1.toward * (d1 * 2.0 - 1.0) * r) * w.y
         + (h2.point + h2.toward * (d2 * 2.0 - 1.0) * r) * w.z
         + (h3.point + h3.toward * (d3 * 2.0 - 1.0) * r) * w.w
-        - in.view * (IMPOSTOR_SHADOW_BIAS * 2.0 * r / impostor.layout.y);
+        - in.view * bias;
     let model = mat4x4<f32>(in.model0, in.model1, in.model2, in.model3);
     let clip = camera.view_proj * model * vec4<f32>(surface, 1.0);
     return clamp(clip.z / clip.w, 0.0, 1.0);

@@ -496,3 +496,15 @@ fn impostor_pipeline(
             multiview: None,
         })
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_impostor_shadow_bias_counts_texels_of_rend3s_shadow_map() {
+        let declared = format!(
+            "let SHADOW_MAP_TEXELS: f32 = {}.0;",
+            rend3::SHADOW_DIMENSIONS
+        );
+        assert!(include_str!("impostor_shadow.wgsl").contains(&declared));
+    }
+}
