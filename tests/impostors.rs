@@ -125,9 +125,10 @@ fn one_prop_per_category(cache: &CacheDir) -> Vec<String> {
 /// diameter (cells a power of two, 8 to 64 texels). For the kit's props from the bush
 /// up (1.7–14.4 m across) that is 8.9–15.7 pixels a metre, the switch distance on a
 /// 1440- to 2530-line screen at sylva's 55°; the scree and the pebble are magnified
-/// further (31 and 93 pixels a metre), so that they have pixels to judge. Fixed here, not taken from the baked cell, so that a
-/// denser atlas is judged on the same screen instead of drawing its prop larger (4 is
-/// what the bake made until stop 28, so the figures before it compare).
+/// further (31 and 93 pixels a metre), so that they have pixels to judge. Fixed here,
+/// not taken from the baked cell, so that a denser atlas is judged on the same screen
+/// instead of drawing its prop larger (4 is what the bake made until stop 28, so the
+/// figures before it compare).
 const FRAMING_TEXELS_PER_M: f32 = 4.0;
 
 /// The cell, in texels, of an atlas of [`FRAMING_TEXELS_PER_M`] for a sphere of
