@@ -242,8 +242,8 @@ impl Levels {
 }
 
 impl Comparison {
-    /// `levels` of the prop in `files` drawn against each other, framed as its impostor
-    /// is (so every comparison of a prop is at the same pixels a texel).
+    /// `levels` of the prop in `files` drawn against each other, framed from its
+    /// impostor's sphere (so every comparison of a prop is on the same screen).
     fn of(stage: &mut Stage, files: &PropFiles, levels: Levels) -> Self {
         let view = files.parse().unwrap();
         let impostor = view.entry.impostor().unwrap();
@@ -393,6 +393,20 @@ impl Comparison {
     }
 }
 
+/// The prop in `files` as its coarsest mesh against its impostor, judged by `guard`
+/// beside its yardstick: the comparison, whether it is judged, and its failure.
+fn compared_and_judged(
+    stage: &mut Stage,
+    files: &PropFiles,
+    prop: &str,
+    guard: &Guard,
+) -> (Comparison, bool, Option<String>) {
+    let comparison = Comparison::of(stage, files, Levels::CoarsestMeshAndImpostor);
+    let yardstick = Comparison::of(stage, files, Levels::TwoCoarsestMeshes);
+    let (counted, failure) = comparison.judge(prop, &yardstick, guard);
+    (comparison, counted, failure)
+}
+
 #[test]
 fn every_kit_category_looks_alike_as_coarsest_mesh_and_as_impostor_at_the_switch_distance() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
@@ -405,9 +419,7 @@ fn every_kit_category_looks_alike_as_coarsest_mesh_and_as_impostor_at_the_switch
     let mut judged = 0;
     for prop in &props {
         let files = prop_files(&cache, prop);
-        let comparison = Comparison::of(&mut stage, &files, Levels::CoarsestMeshAndImpostor);
-        let yardstick = Comparison::of(&mut stage, &files, Levels::TwoCoarsestMeshes);
-        let (counted, failure) = comparison.judge(prop, &yardstick, &KIT);
+        let (comparison, counted, failure) = compared_and_judged(&mut stage, &files, prop, &KIT);
         judged += usize::from(counted);
         failures.extend(failure);
         rows.push(comparison.pooled.picture);
@@ -449,9 +461,7 @@ fn props_made_by_others_look_alike_as_coarsest_mesh_and_as_impostor_at_the_switc
         let stem = std::path::Path::new(source).file_stem().unwrap();
         let prop = format!("{category}/{}", stem.to_string_lossy());
         let files = baked_prop(assets.path(), &CacheDir::new(out.path()), &prop);
-        let comparison = Comparison::of(&mut stage, &files, Levels::CoarsestMeshAndImpostor);
-        let yardstick = Comparison::of(&mut stage, &files, Levels::TwoCoarsestMeshes);
-        let (counted, failure) = comparison.judge(&prop, &yardstick, &REAL);
+        let (comparison, counted, failure) = compared_and_judged(&mut stage, &files, &prop, &REAL);
         assert!(counted, "{prop} is big enough to judge");
         failures.extend(failure);
         rows.push(comparison.pooled.picture);
