@@ -84,12 +84,13 @@ fn fs_impostor(in: ImpostorOutput) -> ImpostorFragment {
         a2.a * on_cell(h2.local, level),
         a3.a * on_cell(h3.local, level),
     );
-    let coverage = dot(views.weights, covers);
+    let weights = trusted(views.weights, h0, h1, h2, h3, level);
+    let coverage = voted_coverage(weights, covers);
     if (coverage < impostor.layout.w || faded_out(in.fade, in.clip.xy)) {
         discard;
     }
     // Each view weighted by what it covers here, so an empty view adds nothing.
-    let w = views.weights * covers / coverage;
+    let w = weights * covers / dot(weights, covers);
     let albedo = a0.rgb * w.x + a1.rgb * w.y + a2.rgb * w.z + a3.rgb * w.w;
     let bent = atlas_normal(h0, n0) * w.x + atlas_normal(h1, n1) * w.y + atlas_normal(h2, n2) * w.z + atlas_normal(h3, n3) * w.w;
     let r = impostor.sphere.w;

@@ -95,11 +95,12 @@ fn fs_impostor_shadow(in: ShadowOutput) -> [[builtin(frag_depth)]] f32 {
         a2 * on_cell(h2.local, level),
         a3 * on_cell(h3.local, level),
     );
-    let coverage = dot(views.weights, covers);
+    let weights = trusted(views.weights, h0, h1, h2, h3, level);
+    let coverage = voted_coverage(weights, covers);
     if (coverage < impostor.layout.w || faded_out(in.fade, in.clip.xy)) {
         discard;
     }
-    let w = views.weights * covers / coverage;
+    let w = weights * covers / dot(weights, covers);
     let r = impostor.sphere.w;
     // The light's projection is orthographic: its first row is 2 / the map's width,
     // in world units; the placement's uniform scale turns that into prop units.
