@@ -11,15 +11,15 @@ use sylva_impostor::ImpostorSettings;
 use crate::texture::TextureSettings;
 
 /// The largest impostor cell the bake makes, in texels per side: the kit's trees
-/// (8–16 m spheres) reach it at `sylva-impostor`'s 8 texels per metre, 64² cells of
-/// 4.4–7.8 texels a metre, 3.9 MB of atlases each with the normals in RGBA8 (see
-/// [`crate::impostor`]). At 32² (a quarter of the bytes) a tree was 2.3–3.2 texels per
-/// metre, three 1080-line pixels a texel at the impostor's switch distance, and its
-/// supersampled PSNR against its coarsest mesh on such a screen 24.8 dB (birch) and
-/// 22.9 dB (snag); at 64² 27.6 and 26.5. At 128² (four times the bytes again) the
-/// snag and the birch measured worse, 0.5 and 0.8 dB, where their views' parallax
-/// lands on the wrong surface (BENCHMARKS.md, impostor quality).
-pub const IMPOSTOR_MAX_CELL_PX: u32 = 64;
+/// (8–16 m spheres) reach it at `sylva-impostor`'s 8 texels per metre, 128² cells of
+/// 8.8–15.6 texels a metre, 15.7 MB of atlases each with the normals in RGBA8 (see
+/// [`crate::impostor`]; a 1536² atlas, where the field's octahedral impostors use
+/// 2048²). Measured as supersampled PSNR against the coarsest mesh at the switch
+/// distance (BENCHMARKS.md, impostor quality): at 32² a tree was 24.8 dB (birch) and
+/// 22.9 dB (snag); at 64² (3.9 MB) 29.0 and 27.5; at 128² 29.8 and 28.7, the snag's
+/// shelf fungi and twigs under a 64² texel. 128² became worth its bytes once the
+/// runtime left out views whose parallax misses (the snag 26.6 dB at 128² without it).
+pub const IMPOSTOR_MAX_CELL_PX: u32 = 128;
 
 /// The impostor settings of the bake: `sylva-impostor`'s defaults with cells of at most
 /// [`IMPOSTOR_MAX_CELL_PX`].
@@ -260,7 +260,7 @@ mod tests {
         let variants = [
             short.clone(),
             with(ImpostorSettings { grid: 8, ..d }),
-            with(ImpostorSettings { cell_px: 128, ..d }),
+            with(ImpostorSettings { cell_px: 64, ..d }),
             with(ImpostorSettings {
                 texels_per_m: None,
                 ..d

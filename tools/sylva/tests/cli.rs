@@ -502,17 +502,17 @@ fn impostor_shows_a_cached_trees_atlases_and_says_why_a_pebble_has_none() {
     assert_eq!(report["refused"], serde_json::Value::Null, "{report}");
     assert_eq!(report["grid"], 12);
     assert_eq!(
-        report["cell_px"], 64,
-        "a 13.6 m sphere, capped at 64 texels"
+        report["cell_px"], 128,
+        "a 13.6 m sphere at 8 texels a metre, capped at 128 texels"
     );
     assert_eq!(report["albedo_format"], "Bc3Srgb");
     assert_eq!(report["normal_format"], "Rgba8Linear");
-    // 768² texels at level 0, 5 levels per atlas (cells of 64 texels down to 4); a byte
-    // a texel for the BC3 albedo, four for the RGBA8 normals.
-    assert_eq!(report["levels"], 5);
-    let level_texels: u64 = (0..5).map(|l| (12u64 * (64 >> l)).pow(2)).sum();
+    // 1536² texels at level 0, 6 levels per atlas (cells of 128 texels down to 4); a
+    // byte a texel for the BC3 albedo, four for the RGBA8 normals.
+    assert_eq!(report["levels"], 6);
+    let level_texels: u64 = (0..6).map(|l| (12u64 * (128 >> l)).pow(2)).sum();
     assert_eq!(report["bytes"].as_u64(), Some(5 * level_texels));
-    assert_eq!(png_size(&picture), (2 * 768, 768));
+    assert_eq!(png_size(&picture), (2 * 1536, 1536));
 
     let pebble: serde_json::Value =
         serde_json::from_str(&stdout(&run("pebble/flint_chip", None))).unwrap();
