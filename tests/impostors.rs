@@ -151,7 +151,7 @@ fn switch_distance() -> f32 {
 /// frame, each silhouette pixel the two disagree on weighing as much as dozens inside;
 /// and supersampled, the same frames averaged over 2 × 2 blocks (the switch distance
 /// on a 720- to 1270-line screen, 4 samples a pixel), which is issue 14's 28 dB:
-/// measured 22.0–29.0 dB and 28.3 (fir) – 34.0 dB. And over the shadows they cast on
+/// measured 22.1–29.0 dB and 28.3 (fir) – 34.0 dB. And over the shadows they cast on
 /// the ground round the prop: measured 22.0–33.8 dB where there are
 /// [`MEASURED_SHADOW_PIXELS`] (19.3 dB for the boulder and 19.7 for the bush while the
 /// impostor's shadow bias was a share of the radius).

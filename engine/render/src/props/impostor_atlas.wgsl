@@ -158,9 +158,10 @@ fn atlas_rise(cell: vec2<f32>, hit: CellHit, level: f32) -> f32 {
 // then to the depth it holds where that lands. Where depths jump (a crown's clumps
 // over a trunk, a shelf fungus off a snag) the iteration can swing between surfaces,
 // so the step that lands where the atlas agrees best with the depth it moved to is
-// kept, with that disagreement as its residual: one step alone pasted pieces of a tree's crown below it once cells reach 64
-// texels (the birch's supersampled PSNR 27.7 dB at 32² cells, 27.5 at 64²; with
-// this 29.0), and a third step swings back (22.6 dB at 128²).
+// kept, with that disagreement as its residual (see `trusted`): one step alone pasted
+// pieces of a tree's crown below it once cells reach 64 texels (the birch's
+// supersampled PSNR 27.7 dB at 32² cells, 27.5 at 64²; with this 29.0), and a third
+// step swings back (22.6 dB at 128²).
 fn surface_hit(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>, level: f32) -> CellHit {
     let basis = view_basis(cell);
     let crossing = plane_crossing(basis, origin, dir);
@@ -188,9 +189,10 @@ fn plane_level(cell: vec2<f32>, origin: vec3<f32>, dir: vec3<f32>) -> f32 {
 // the level it reads. Beyond it the ray has not met a surface of that view: it passes
 // beside a thin part sticking out (a shelf fungus off a snag, a branch) and landed
 // on it, or on the depth ramp bilinear filtering makes from its edge to the empty
-// texels' far depth, and drawing it there ghosts the part beside itself. The snag's
-// supersampled PSNR went 27.0 → 27.5 dB (the birch and driftwood +0.3, none down);
-// 0.5 to 16 texels all gave 27.2–27.5.
+// texels' far depth, and drawing it there ghosts the part beside itself. With 64²
+// cells the snag's supersampled PSNR went 27.0 → 27.5 dB (the birch and driftwood
+// +0.2 and +0.3, none down; 0.5 to 16 texels all gave the snag 27.2–27.5), and it is
+// what lets 128² cells pay (snag 26.6 dB without it, 28.7 with it).
 let TRUSTED_RESIDUAL_TEXELS: f32 = 4.0;
 
 // `weights` (the four views' bilinear weights) with the views whose parallax missed
