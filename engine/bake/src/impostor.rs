@@ -22,11 +22,13 @@
 //!   texels stay exact at four times the bytes, and the bake caps cells at 128 texels
 //!   ([`crate::settings::IMPOSTOR_MAX_CELL_PX`], a tree's 8.8–15.6 texels a metre). Two
 //!   BC5 blobs, the normal's two channels in one and the depths in the other, would
-//!   halve that at −0.4 to +0.1 dB of the kit's quality (with 64² tree cells;
-//!   measured through texpresso's BC5 and back); not taken, because lavapipe decodes block textures per sample: the
-//!   whole-world impostor frame took 1.18 s instead of 1.47 s (medians of four, dev
-//!   build) with the albedo atlas alone uploaded as RGBA8, and BC5 would put the 16
-//!   other atlas reads of a fragment through that decoding.
+//!   halve that at −0.4 to +0.1 dB of the kit's quality with 64² tree cells, and keep
+//!   every kit category at 28.4 dB or more with 128² (measured through texpresso's BC5
+//!   and back; BENCHMARKS.md, stop 29); not taken yet, because lavapipe decodes block
+//!   textures per sample: the whole-world impostor frame took 1.18 s instead of
+//!   1.47 s (medians of four, dev build) with the albedo atlas alone uploaded as
+//!   RGBA8, and BC5 would put the 16 other atlas reads of a fragment through that
+//!   decoding unless CPU adapters get the atlases decoded at upload.
 //!
 //! Levels whose cells are under 4 texels are dropped ([`MIN_CELL_TEXELS`]): a 4×4
 //! block there would straddle two views, and a cell of 2 texels shows nothing a
