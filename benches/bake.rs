@@ -195,7 +195,7 @@ fn corpus_folder() -> tempfile::TempDir {
 /// vertex buffer and an index buffer per level, against each level as a separate mesh
 /// with its own copy of the vertices, and against separately compacted meshes.
 fn gpu_bytes(_: &mut Criterion) {
-    let cache = CacheDir::new(repo().join("cache"));
+    let cache = sylva_testkit::kit_cache();
     let manifest = cache.read_manifest().unwrap();
     let mut kit = Vec::new();
     for listed in manifest.assets.values() {

@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use glam::{Vec2, Vec3};
-use sylva::cache::CacheDir;
 use sylva::lod::LodConfig;
 use sylva::render::{
     offscreen_target, read_rgba8, CameraView, OutputFrame, RenderContext, OUTPUT_FORMAT,
@@ -172,9 +171,7 @@ fn frame_cpu(
     world: World,
 ) {
     let mut runtime = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
-    let report = runtime
-        .load_cache(&CacheDir::new(common::repo().join("cache")))
-        .unwrap();
+    let report = runtime.load_cache(&sylva_testkit::kit_cache()).unwrap();
     assert!(report.failed.is_empty(), "{:?}", report.failed);
     let renderer = runtime.context().renderer.clone();
     let (texture, view) = offscreen_target(&renderer, FRAME.0, FRAME.1);

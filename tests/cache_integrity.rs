@@ -1,14 +1,14 @@
-//! Real kit entries and a texture blob from the committed `cache/`: every truncation and every change to
+//! Real kit entries and a texture blob from the kit's bake in `cache/`: every truncation and every change to
 //! any single byte is refused (the CRC guarantees the body; the header's fields are
 //! each checked exactly), as meshoptimizer's codec tests hold its encoders to.
 
 mod common;
 
-use sylva::cache::{CacheDir, Entry, FormatError, TextureId, TextureView};
+use sylva::cache::{Entry, FormatError, TextureId, TextureView};
 
-/// The committed entry of kit prop `id`.
+/// The baked entry of kit prop `id`.
 fn kit_entry(id: &str) -> Vec<u8> {
-    let cache = CacheDir::new(common::repo().join("cache"));
+    let cache = sylva_testkit::kit_cache();
     let manifest = cache.read_manifest().unwrap();
     let (_, listed) = manifest.prop(id).unwrap();
     cache.read_entry(&listed.entry).unwrap()
@@ -76,9 +76,9 @@ fn flipping_any_bit_or_a_whole_byte_of_a_kit_entry_is_detected() {
     println!("{changes} single-byte changes, each refused");
 }
 
-/// The committed kit's texture blob (the grass cards' mip chain).
+/// The baked kit's texture blob (the grass cards' mip chain).
 fn kit_texture_blob() -> (TextureId, Vec<u8>) {
-    let cache = CacheDir::new(common::repo().join("cache"));
+    let cache = sylva_testkit::kit_cache();
     let manifest = cache.read_manifest().unwrap();
     let (_, listed) = manifest.prop("grass/tuft_cards").unwrap();
     let id = Entry::parse(&cache.read_entry(&listed.entry).unwrap())

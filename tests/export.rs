@@ -9,14 +9,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use glam::Mat4;
-use sylva::cache::{CacheDir, PropFiles};
+use sylva::cache::PropFiles;
 use sylva::export::{frame, write_glb, ExportOptions, ExportReport};
 use sylva::scatter::Placement;
 use sylva::world::World;
 
-/// Exports `world`'s placements with the committed cache's props to `dir/scene.glb`.
+/// Exports `world`'s placements with the kit cache's props to `dir/scene.glb`.
 fn export(world: &World, dir: &Path, with_terrain: bool) -> (PathBuf, ExportReport) {
-    let cache = CacheDir::new(common::repo().join("cache"));
+    let cache = sylva_testkit::kit_cache();
     let manifest = cache.read_manifest().unwrap();
     let files: BTreeMap<&str, PropFiles> = manifest
         .assets

@@ -50,16 +50,27 @@ fn start_with(assets: tempfile::TempDir, options: WatchOptions) -> Watching {
         let (path, cache, stop) = (assets.path().to_owned(), cache.clone(), stop.clone());
         let (passes, baked, failed) = (passes.clone(), baked.clone(), failed.clone());
         thread::spawn(move || {
-            watch(&path, &cache, options, &stop, |result| {
-                for asset in &result.as_ref().unwrap().assets {
-                    match &asset.status {
-                        Status::Baked { entry, .. } => baked.lock().unwrap().push(entry.clone()),
-                        Status::Failed { .. } => failed.lock().unwrap().push(asset.path.clone()),
-                        _ => {}
+            watch(
+                &path,
+                &cache,
+                options,
+                Default::default(),
+                &stop,
+                |result| {
+                    for asset in &result.as_ref().unwrap().assets {
+                        match &asset.status {
+                            Status::Baked { entry, .. } => {
+                                baked.lock().unwrap().push(entry.clone())
+                            }
+                            Status::Failed { .. } => {
+                                failed.lock().unwrap().push(asset.path.clone())
+                            }
+                            _ => {}
+                        }
                     }
-                }
-                passes.fetch_add(1, Ordering::SeqCst);
-            })
+                    passes.fetch_add(1, Ordering::SeqCst);
+                },
+            )
             .unwrap()
         })
     };

@@ -10,15 +10,19 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::Serialize;
+use sylva_cache::store::write_atomically;
 use sylva_cache::{
-    CacheDir, CacheKey, Entry, Manifest, ManifestEntry, PropFiles, PropView, StoreError, TextureId,
+    CacheDir, CacheKey, Entry, Fetched, LockedAsset, LockedFile, Lockfile, Manifest, ManifestEntry,
+    ObjectStore, PropFiles, PropView, RemotePass, StoreError, TextureId,
 };
 use sylva_catalog::{folder::read_snapshot, CatalogFile, Prop};
 use sylva_mesh::{AlphaMode, Material};
 use thiserror::Error;
 
 use crate::asset::{bake_asset, AssetReport};
+use crate::key::{settings_hash, versions};
 use crate::settings::BakeSettings;
+use crate::shard::Shard;
 use crate::source::{read_source, source_files, AssetError};
 
 /// Temporary files this old in the cache folder were left by a killed bake.
@@ -214,6 +218,12 @@ pub enum Status {
         entry: String,
         micros: u128,
     },
+    /// Its entry came from the remote cache, verified, and is now in the local one.
+    Fetched {
+        /// The entry file written.
+        entry: String,
+        micros: u128,
+    },
     Failed {
         error: AssetError,
         /// The key of the failing content, when the sources could be read.
@@ -225,18 +235,35 @@ pub enum Status {
 
 #[derive(Debug, Default)]
 pub struct FolderReport {
-    /// Every prop, in catalog order.
+    /// Every prop (of the shard, when sharded), in catalog order.
     pub assets: Vec<AssetOutcome>,
     /// Entry and texture blob files deleted because no asset refers to them any more.
     pub removed_entries: Vec<String>,
     /// Assets dropped from the manifest because their source is gone.
     pub removed_assets: Vec<String>,
     pub manifest_written: bool,
+    /// The lockfile of this bake (written when [`BakeOptions::lock`] names a file).
+    pub lock: Option<Lockfile>,
+    pub lock_written: bool,
+    /// Files uploaded to the remote cache (entries, blobs and key records).
+    pub uploaded: usize,
+    /// Remote files refused because they are not what their name or the lockfile
+    /// says: (asset path, why). The asset was baked instead.
+    pub refused: Vec<(String, String)>,
+    /// What went wrong without stopping the bake (a remote cache that failed, an
+    /// unreadable lockfile that is rewritten).
+    pub warnings: Vec<String>,
 }
 
 impl FolderReport {
+    /// Assets baked by this pass (the JSON report's `built`).
     pub fn baked(&self) -> usize {
         self.count(|s| matches!(s, Status::Baked { .. }))
+    }
+
+    /// Assets whose entry this pass took from the remote cache.
+    pub fn fetched(&self) -> usize {
+        self.count(|s| matches!(s, Status::Fetched { .. }))
     }
 
     pub fn current(&self) -> usize {
@@ -252,6 +279,19 @@ impl FolderReport {
     }
 }
 
+/// Where a bake shares its results beyond the local cache.
+#[derive(Clone, Copy, Default)]
+pub struct Sharing<'a> {
+    /// A remote cache, looked up for every asset the local cache lacks before it is
+    /// baked.
+    pub remote: Option<&'a dyn ObjectStore>,
+    /// Upload to the remote cache what this pass has that it lacks.
+    pub remote_write: bool,
+    /// The lockfile: the entry hashes it records are what a remote file must hash to,
+    /// and the bake rewrites it (only when its text changes).
+    pub lock: Option<&'a Path>,
+}
+
 #[derive(Default)]
 pub struct BakeOptions<'a> {
     /// Assets that failed with these keys are not retried until their content changes
@@ -259,6 +299,11 @@ pub struct BakeOptions<'a> {
     pub known_failures: BTreeMap<String, CacheKey>,
     /// Called after each asset with (done, total), from any thread.
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    /// The remote cache and the lockfile.
+    pub sharing: Sharing<'a>,
+    /// Bake only this share of the assets: nothing is removed, and neither the
+    /// manifest nor the lockfile is written (a later whole bake writes them).
+    pub shard: Option<Shard>,
 }
 
 /// Bakes what is not current. Parallel over assets with rayon; the result does not
@@ -271,14 +316,39 @@ pub fn bake_folder(
     let snapshot = read_snapshot(assets)?;
     let (catalog, _) = snapshot.resolve()?;
     let old = cache.read_manifest().unwrap_or_default();
-    let done = AtomicUsize::new(0);
-    let total = catalog.props().len();
-    let results: Vec<(AssetOutcome, Option<ManifestEntry>)> = catalog
+    let mut report = FolderReport::default();
+    let old_lock = match options.sharing.lock.map(read_lock).transpose() {
+        Ok(lock) => lock.flatten(),
+        Err(warning) => {
+            report.warnings.push(warning);
+            None
+        }
+    };
+    let remote = options
+        .sharing
+        .remote
+        .map(|store| RemotePass::new(store, options.sharing.remote_write));
+    let context = Context {
+        assets,
+        cache,
+        file: &snapshot.file,
+        old: &old,
+        old_lock: old_lock.as_ref(),
+        remote: remote.as_ref(),
+        options,
+    };
+    let props: Vec<&Prop> = catalog
         .props()
+        .iter()
+        .filter(|p| options.shard.is_none_or(|shard| shard.holds(&p.file)))
+        .collect();
+    let done = AtomicUsize::new(0);
+    let total = props.len();
+    let results: Vec<Baked> = props
         .par_iter()
         .map(|prop| {
             let category = &catalog.categories()[prop.category].name;
-            let result = bake_one(assets, cache, &snapshot.file, category, prop, &old, options);
+            let result = bake_one(&context, category, prop);
             let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(progress) = options.progress {
                 progress(finished, total);
@@ -288,12 +358,25 @@ pub fn bake_folder(
         .collect();
 
     let mut manifest = Manifest::new();
-    let mut report = FolderReport::default();
-    for (outcome, entry) in results {
-        if let Some(entry) = entry {
-            manifest.assets.insert(outcome.path.clone(), entry);
+    let mut lock = Lockfile::new(versions());
+    for baked in results {
+        if let Some(entry) = baked.listing {
+            manifest.assets.insert(baked.outcome.path.clone(), entry);
         }
-        report.assets.push(outcome);
+        if let Some(locked) = baked.locked {
+            lock.assets.insert(baked.outcome.path.clone(), locked);
+        }
+        if let Some(reason) = baked.refused {
+            report.refused.push((baked.outcome.path.clone(), reason));
+        }
+        report.assets.push(baked.outcome);
+    }
+    if let Some(remote) = &remote {
+        report.uploaded = remote.uploaded();
+        report.warnings.extend(remote.warnings());
+    }
+    if options.shard.is_some() {
+        return Ok(report);
     }
     report.removed_assets = old
         .assets
@@ -304,6 +387,17 @@ pub fn bake_folder(
     if manifest != old || !cache.manifest_path().exists() {
         cache.write_manifest(&manifest)?;
         report.manifest_written = true;
+    }
+    if let Some(path) = options.sharing.lock {
+        let text = lock.to_ron();
+        if std::fs::read(path).ok().as_deref() != Some(text.as_bytes()) {
+            write_atomically(path, text.as_bytes()).map_err(|source| StoreError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+            report.lock_written = true;
+        }
+        report.lock = Some(lock);
     }
     for name in cache.entry_files()? {
         if !manifest.assets.values().any(|e| e.entry == name) {
@@ -322,6 +416,41 @@ pub fn bake_folder(
     Ok(report)
 }
 
+/// The lockfile at `path`; `None` when there is none yet, a warning when it does not
+/// parse (the bake writes a good one).
+fn read_lock(path: &Path) -> Result<Option<Lockfile>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Lockfile::parse(&text)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}; it is rewritten", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}; it is rewritten", path.display())),
+    }
+}
+
+/// What every asset's bake reads.
+struct Context<'a> {
+    assets: &'a Path,
+    cache: &'a CacheDir,
+    file: &'a CatalogFile,
+    old: &'a Manifest,
+    old_lock: Option<&'a Lockfile>,
+    remote: Option<&'a RemotePass<'a>>,
+    options: &'a BakeOptions<'a>,
+}
+
+/// One asset's result.
+struct Baked {
+    outcome: AssetOutcome,
+    /// Its manifest entry afterwards (the previous one when it failed, so the runtime
+    /// keeps the last good geometry).
+    listing: Option<ManifestEntry>,
+    /// Its lockfile record afterwards (the previous one when it failed).
+    locked: Option<LockedAsset>,
+    /// Why the remote's copy was refused, when it was.
+    refused: Option<String>,
+}
+
 /// The blob files the manifest's entries name (an entry that cannot be read names none:
 /// its asset re-bakes and writes its blobs again).
 pub(crate) fn textures_named(cache: &CacheDir, manifest: &Manifest) -> BTreeSet<String> {
@@ -335,40 +464,37 @@ pub(crate) fn textures_named(cache: &CacheDir, manifest: &Manifest) -> BTreeSet<
         .collect()
 }
 
-/// One asset: its outcome and its manifest entry afterwards (the previous one when it
-/// failed, so the runtime keeps the last good geometry).
-fn bake_one(
-    assets: &Path,
-    cache: &CacheDir,
-    file: &CatalogFile,
-    category: &str,
-    prop: &Prop,
-    old: &Manifest,
-    options: &BakeOptions<'_>,
-) -> (AssetOutcome, Option<ManifestEntry>) {
-    let previous = old.assets.get(&prop.file);
+/// One asset: read its sources, then take its entry from the local cache, else from
+/// the remote one, else bake it.
+fn bake_one(context: &Context<'_>, category: &str, prop: &Prop) -> Baked {
+    let Context { assets, cache, .. } = *context;
+    let previous = context.old.assets.get(&prop.file);
+    let previous_lock = context.old_lock.and_then(|l| l.assets.get(&prop.file));
     let outcome = |status, summary| AssetOutcome {
         path: prop.file.clone(),
         prop_id: prop.id.to_string(),
         status,
         summary,
     };
-    let settings = BakeSettings::for_prop(file, category, &prop.id);
+    let failed = |status| Baked {
+        outcome: outcome(status, None),
+        listing: previous.cloned(),
+        locked: previous_lock.cloned(),
+        refused: None,
+    };
+    let settings = BakeSettings::for_prop(context.file, category, &prop.id);
     let source = match read_source(assets, prop) {
         Ok(source) => source,
-        Err(error) => {
-            let status = Status::Failed { error, key: None };
-            return (outcome(status, None), previous.cloned());
-        }
+        Err(error) => return failed(Status::Failed { error, key: None }),
     };
     let key = source.key(&settings);
-    if options.known_failures.get(&prop.file) == Some(&key) {
-        return (outcome(Status::StillFailing, None), previous.cloned());
+    if context.options.known_failures.get(&prop.file) == Some(&key) {
+        return failed(Status::StillFailing);
     }
     let name = key.file_name();
-    let listing = |name: &str| ManifestEntry {
+    let listing = ManifestEntry {
         prop: prop.id.to_string(),
-        entry: name.to_owned(),
+        entry: name.clone(),
         key: key.to_hex(),
         revision: match previous {
             Some(p) if p.key == key.to_hex() => p.revision,
@@ -377,6 +503,20 @@ fn bake_one(
         },
         sources: source_files(&source),
     };
+    let locked = |files: &PropFiles| LockedAsset {
+        prop: prop.id.to_string(),
+        source: source.source_hash(),
+        settings: settings_hash(&settings),
+        key: key.into(),
+        entry: LockedFile::of(&files.entry),
+        textures: files.textures.iter().map(|t| LockedFile::of(t)).collect(),
+    };
+    let done = |status, summary, files: &PropFiles, refused| Baked {
+        outcome: outcome(status, Some(summary)),
+        listing: Some(listing.clone()),
+        locked: Some(locked(files)),
+        refused,
+    };
     // Entries are named after their key, so an intact entry under this name is the bake
     // of exactly these sources and settings, listed in the manifest or not (a bake
     // killed before writing the manifest leaves such entries; the next run keeps them).
@@ -384,37 +524,81 @@ fn bake_one(
     let on_disk = cache.read_prop(&name).ok();
     let intact = on_disk
         .as_ref()
-        .and_then(|files| Some(EntrySummary::of(&files.parse().ok()?, files)));
-    if let Some(summary) = intact {
-        return (
-            outcome(Status::Current, Some(summary)),
-            Some(listing(&name)),
-        );
+        .and_then(|files| Some((EntrySummary::of(&files.parse().ok()?, files), files)));
+    if let Some((summary, files)) = intact {
+        if let Some(remote) = context.remote {
+            remote.upload(key, files, false);
+        }
+        return done(Status::Current, summary, files, None);
     }
     let started = Instant::now();
+    let mut refused = None;
+    if let Some(remote) = context.remote {
+        match remote.fetch(key, previous_lock, cache) {
+            Fetched::Files(files) => match keep_fetched(cache, &name, &files) {
+                Ok(summary) => {
+                    let status = Status::Fetched {
+                        entry: name.clone(),
+                        micros: started.elapsed().as_micros(),
+                    };
+                    return done(status, summary, &files, None);
+                }
+                Err(reason) => refused = Some(reason),
+            },
+            Fetched::Refused { reason } => refused = Some(reason),
+            Fetched::Absent | Fetched::Unavailable => {}
+        }
+    }
     let baked = bake_asset(&source, &settings).and_then(|(baked, report)| {
         let files = baked.files()?;
         let summary = EntrySummary::of(&files.parse()?, &files);
         baked.write(cache, &name, &files.entry)?;
-        Ok((summary, report))
+        Ok((summary, report, files))
     });
     match baked {
-        Ok((summary, report)) => {
-            let entry = listing(&name);
-            let micros = started.elapsed().as_micros();
+        Ok((summary, report, files)) => {
+            if let Some(remote) = context.remote {
+                remote.upload(key, &files, refused.is_some());
+            }
             let status = Status::Baked {
                 report,
-                entry: name,
-                micros,
+                entry: name.clone(),
+                micros: started.elapsed().as_micros(),
             };
-            (outcome(status, Some(summary)), Some(entry))
+            done(status, summary, &files, refused)
         }
-        Err(error) => {
-            let status = Status::Failed {
+        Err(error) => Baked {
+            refused,
+            ..failed(Status::Failed {
                 error,
                 key: Some(key),
-            };
-            (outcome(status, None), previous.cloned())
-        }
+            })
+        },
     }
+}
+
+/// Writes verified remote files into the local cache, blobs first, once they parse
+/// together (each blob against its content address).
+pub fn keep_fetched(
+    cache: &CacheDir,
+    name: &str,
+    files: &PropFiles,
+) -> Result<EntrySummary, String> {
+    let view = files
+        .parse()
+        .map_err(|e| format!("the fetched entry does not parse: {e}"))?;
+    let summary = EntrySummary::of(&view, files);
+    let ids = view.entry.textures.clone();
+    let written = ids
+        .iter()
+        .zip(&files.textures)
+        .try_for_each(|(&id, bytes)| {
+            cache.write_texture(&sylva_cache::TextureFile {
+                id,
+                bytes: bytes.clone(),
+            })
+        })
+        .and_then(|()| cache.write_entry(name, &files.entry));
+    written.map_err(|e| format!("keeping the fetched entry: {e}"))?;
+    Ok(summary)
 }

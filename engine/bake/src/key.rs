@@ -1,6 +1,6 @@
 //! Cache keys: what an entry's bytes depend on, hashed.
 
-use sylva_cache::{CacheKey, FORMAT_VERSION};
+use sylva_cache::{CacheKey, Hash, Versions, FORMAT_VERSION, TEXTURE_FORMAT_VERSION};
 
 use crate::settings::BakeSettings;
 
@@ -21,13 +21,11 @@ pub struct AssetSource {
 }
 
 impl AssetSource {
-    /// BLAKE3 over the format and baker versions, the prop id and path, every source
-    /// byte (each piece length-prefixed) and the settings.
-    pub fn key(&self, settings: &BakeSettings) -> CacheKey {
+    /// BLAKE3 over the prop id and path and every source byte (each piece
+    /// length-prefixed): what the lockfile records as the asset's source.
+    pub fn source_hash(&self) -> Hash {
         let mut h = blake3::Hasher::new();
-        h.update(b"sylva bake key");
-        h.update(&FORMAT_VERSION.to_le_bytes());
-        h.update(&BAKER_VERSION.to_le_bytes());
+        h.update(b"sylva asset source");
         for piece in [self.prop_id.as_bytes(), self.path.as_bytes(), &self.bytes] {
             prefixed(&mut h, piece);
         }
@@ -36,9 +34,39 @@ impl AssetSource {
             prefixed(&mut h, name.as_bytes());
             prefixed(&mut h, bytes);
         }
-        settings.hash_into(&mut h);
-        CacheKey(*h.finalize().as_bytes())
+        Hash(*h.finalize().as_bytes())
     }
+
+    /// The content key: the format and baker versions, [`AssetSource::source_hash`]
+    /// and [`settings_hash`]. An entry is named after it.
+    pub fn key(&self, settings: &BakeSettings) -> CacheKey {
+        key_of(self.source_hash(), settings_hash(settings))
+    }
+}
+
+/// BLAKE3 over every bake setting: what the lockfile records as the asset's settings.
+pub fn settings_hash(settings: &BakeSettings) -> Hash {
+    let mut h = blake3::Hasher::new();
+    h.update(b"sylva bake settings");
+    settings.hash_into(&mut h);
+    Hash(*h.finalize().as_bytes())
+}
+
+/// The key of a source and settings at this build's versions.
+pub fn key_of(source: Hash, settings: Hash) -> CacheKey {
+    let mut h = blake3::Hasher::new();
+    h.update(b"sylva bake key");
+    h.update(&FORMAT_VERSION.to_le_bytes());
+    h.update(&TEXTURE_FORMAT_VERSION.to_le_bytes());
+    h.update(&BAKER_VERSION.to_le_bytes());
+    h.update(&source.0);
+    h.update(&settings.0);
+    CacheKey(*h.finalize().as_bytes())
+}
+
+/// This build's versions, as the lockfile records them.
+pub fn versions() -> Versions {
+    Versions::current(BAKER_VERSION)
 }
 
 fn prefixed(h: &mut blake3::Hasher, bytes: &[u8]) {
@@ -69,6 +97,12 @@ mod tests {
             lock_border: crate::settings::Borders::Free,
             ..BakeSettings::default()
         };
+        assert_eq!(
+            external.key(&settings),
+            key_of(external.source_hash(), settings_hash(&settings))
+        );
+        assert_ne!(external.source_hash(), source.source_hash());
+        assert_ne!(settings_hash(&lock), settings_hash(&settings));
         for other in [
             external.key(&settings),
             path.key(&settings),

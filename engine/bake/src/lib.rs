@@ -4,7 +4,8 @@
 //! of each prop's impostor ([`impostor`]);
 //! [`key`] says what an entry depends on; [`folder`] bakes an assets folder into a
 //! cache folder incrementally and in parallel, [`check`] verifies a committed bake,
-//! [`watch()`] keeps one current.
+//! [`watch()`] keeps one current; [`lockcheck`] verifies the lockfile without a cache;
+//! [`shard`] splits a bake across a CI matrix.
 
 pub mod asset;
 pub mod chain;
@@ -13,7 +14,9 @@ pub mod debounce;
 pub mod folder;
 pub mod impostor;
 pub mod key;
+pub mod lockcheck;
 pub mod settings;
+pub mod shard;
 pub mod source;
 pub mod stages;
 pub mod texture;
@@ -23,11 +26,13 @@ pub use asset::{bake_asset, AssetReport, BakedProp};
 pub use chain::{build_chain, ChainStats};
 pub use check::{check_folder, Finding};
 pub use folder::{
-    bake_folder, AssetOutcome, BakeOptions, EntrySummary, FolderError, FolderReport,
-    ImpostorSummary, PartSummary, Status, TextureSummary,
+    bake_folder, keep_fetched, AssetOutcome, BakeOptions, EntrySummary, FolderError, FolderReport,
+    ImpostorSummary, PartSummary, Sharing, Status, TextureSummary,
 };
 pub use impostor::{ImpostorReport, ALBEDO_FORMAT, NORMAL_FORMAT};
-pub use key::{AssetSource, BAKER_VERSION};
+pub use key::{settings_hash, AssetSource, BAKER_VERSION};
+pub use lockcheck::{check_lock, LockCheck, LockFinding, Staleness};
 pub use settings::{BakeSettings, Borders};
+pub use shard::{Shard, ShardError};
 pub use source::{read_source, AssetError};
 pub use watch::{watch, WatchError, WatchOptions};

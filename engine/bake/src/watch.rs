@@ -16,7 +16,7 @@ use sylva_cache::{CacheDir, CacheKey};
 use thiserror::Error;
 
 use crate::debounce::Debouncer;
-use crate::folder::{bake_folder, BakeOptions, FolderError, FolderReport, Status};
+use crate::folder::{bake_folder, BakeOptions, FolderError, FolderReport, Sharing, Status};
 
 #[derive(Clone, Copy, Debug)]
 pub struct WatchOptions {
@@ -45,11 +45,13 @@ pub enum WatchError {
 
 /// Bakes `assets` into `cache` now and after every debounced burst of changes, calling
 /// `on_pass` with each pass's result, until `stop` is set (checked at least every
-/// 100 ms).
+/// 100 ms). Each pass shares through `sharing` (a remote cache is tried afresh every
+/// pass, so one that was down is used again once it is back).
 pub fn watch(
     assets: &Path,
     cache: &CacheDir,
     options: WatchOptions,
+    sharing: Sharing<'_>,
     stop: &AtomicBool,
     mut on_pass: impl FnMut(&Result<FolderReport, FolderError>),
 ) -> Result<(), WatchError> {
@@ -69,7 +71,8 @@ pub fn watch(
     let mut pass = |failures: &mut BTreeMap<String, CacheKey>| {
         let options = BakeOptions {
             known_failures: failures.clone(),
-            progress: None,
+            sharing,
+            ..BakeOptions::default()
         };
         let result = bake_folder(assets, cache, &options);
         if let Ok(report) = &result {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec2;
-use sylva_cache::{CacheDir, PropFiles, PropView};
+use sylva_cache::{PropFiles, PropView};
 use sylva_catalog::folder::read_snapshot;
 use sylva_export::{write_glb, write_placement_list, ExportOptions, ListFormat};
 use sylva_scatter::{BrushSettings, Editor, Placement, Preset, Session, TerrainSource};
@@ -61,7 +61,7 @@ fn export(c: &mut Criterion) {
     std::fs::create_dir_all(&folder).unwrap();
     std::fs::write(folder.join("session-100k.ron"), editor.session().to_ron()).unwrap();
     let placements: Vec<&Placement> = editor.painter().placements().collect();
-    let cache = CacheDir::new(repo().join("cache"));
+    let cache = sylva_testkit::kit_cache();
     let files: BTreeMap<String, PropFiles> = cache
         .read_manifest()
         .unwrap()

@@ -58,7 +58,7 @@ fn run_example(dabs: usize) -> (RgbaImage, String) {
     let (session_path, png) = (dir.path().join("session.ron"), dir.path().join("frame.png"));
     std::fs::write(&session_path, session(dabs)).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_embed"))
-        .arg(repo().join("cache"))
+        .arg(sylva_testkit::kit_cache().root())
         .arg(&session_path)
         .arg(&png)
         .args(["320", "180"])

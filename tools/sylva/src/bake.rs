@@ -1,21 +1,32 @@
 //! `sylva bake`: bring the cache up to date with the assets folder.
 
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use sylva_bake::{
     bake_folder, AssetOutcome, BakeOptions, Borders, ChainStats, FolderReport, ImpostorSummary,
-    Status,
+    Shard, Sharing, Status,
 };
 
-use crate::folders::Folders;
+use crate::folders::{lock_path, Folders, Remote};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     folders: Folders,
+    #[command(flatten)]
+    remote: Remote,
+    /// The lockfile every whole bake writes [default: sylva.lock beside the assets
+    /// folder].
+    #[arg(long, value_name = "FILE")]
+    lock: Option<PathBuf>,
+    /// Bake only share I of N of the assets (1 ≤ I ≤ N, split by path), for a CI
+    /// matrix: nothing is removed and the lockfile is not written.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -30,22 +41,40 @@ pub fn run(args: Args) -> Result<()> {
         }
         let _ = std::io::stderr().flush();
     };
+    let remote = args.remote.open()?;
+    let lock = lock_path(&args.folders.assets, args.lock.as_deref());
     let options = BakeOptions {
         progress: std::io::stderr().is_terminal().then_some(&progress as _),
+        sharing: Sharing {
+            remote: remote.as_ref().map(|r| r as _),
+            remote_write: args.remote.remote_write,
+            lock: Some(&lock),
+        },
+        shard: args.shard,
         ..BakeOptions::default()
     };
     let report = bake_folder(&args.folders.assets, &args.folders.cache_dir(), &options)?;
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&to_json(&report))?);
     } else {
         print_report(&report);
         println!(
-            "{} baked, {} current, {} failed, {} entries removed in {} ms",
+            "{} built, {} fetched, {} current, {} failed, {} uploaded, {} entries removed in {} ms{}",
             report.baked(),
+            report.fetched(),
             report.current(),
             report.failed(),
+            report.uploaded,
             report.removed_entries.len(),
-            started.elapsed().as_millis()
+            started.elapsed().as_millis(),
+            match (args.shard, report.lock_written) {
+                (Some(shard), _) => format!(" (shard {shard})"),
+                (None, true) => format!("; {} written", lock.display()),
+                (None, false) => String::new(),
+            }
         );
     }
     fail_on_broken(&report)
@@ -76,12 +105,16 @@ fn print_outcomes(report: &FolderReport, shown: impl Fn(&Status) -> bool) {
     for path in &report.removed_assets {
         println!("removed  {path} (its source is gone)");
     }
+    for (path, reason) in &report.refused {
+        println!("refused  {path}'s remote copy: {reason}; baked instead");
+    }
 }
 
 fn print_asset(asset: &AssetOutcome) {
     let label = match &asset.status {
         Status::Current => "current ",
         Status::Baked { .. } => "baked   ",
+        Status::Fetched { .. } => "fetched ",
         Status::Failed { error, .. } => {
             println!("FAILED   {}: {error}", asset.path);
             return;
@@ -95,7 +128,9 @@ fn print_asset(asset: &AssetOutcome) {
         return;
     };
     let time = match &asset.status {
-        Status::Baked { micros, .. } => format!(", {:.1} ms", *micros as f64 / 1000.0),
+        Status::Baked { micros, .. } | Status::Fetched { micros, .. } => {
+            format!(", {:.1} ms", *micros as f64 / 1000.0)
+        }
         _ => String::new(),
     };
     println!(
@@ -281,6 +316,11 @@ fn to_json(report: &FolderReport) -> Value {
                             .collect::<Vec<_>>(),
                     });
                 }
+                Status::Fetched { entry, micros } => {
+                    value["entry"] = json!(entry);
+                    value["status"] = json!("fetched");
+                    value["micros"] = json!(micros);
+                }
                 Status::Failed { error, .. } => {
                     value["status"] = json!("failed");
                     value["error"] = json!(error.to_string());
@@ -292,10 +332,17 @@ fn to_json(report: &FolderReport) -> Value {
         .collect();
     json!({
         "assets": assets,
-        "baked": report.baked(),
+        "built": report.baked(),
+        "fetched": report.fetched(),
+        "uploaded": report.uploaded,
         "current": report.current(),
         "failed": report.failed(),
         "removed_entries": report.removed_entries,
         "removed_assets": report.removed_assets,
+        "refused": report.refused.iter()
+            .map(|(path, reason)| json!({"path": path, "reason": reason}))
+            .collect::<Vec<_>>(),
+        "warnings": report.warnings,
+        "lock_written": report.lock_written,
     })
 }

@@ -18,10 +18,10 @@ use sylva_terrain::{default_world, Landmark};
 
 use std::time::Instant;
 
-use sylva_bake::{bake_folder, BakeOptions};
+use sylva_bake::{bake_folder, BakeOptions, Sharing};
 use sylva_render::CameraView;
 
-use crate::folders::Folders;
+use crate::folders::{Folders, Remote};
 use crate::{assets, bake, files, presets, render, show};
 
 #[derive(clap::Args)]
@@ -31,6 +31,8 @@ pub struct Args {
     out: PathBuf,
     #[command(flatten)]
     folders: Folders,
+    #[command(flatten)]
+    remote: Remote,
     #[arg(long, default_value = "presets")]
     presets: PathBuf,
     #[arg(long, default_value_t = 2024)]
@@ -173,11 +175,24 @@ const SCRIPT: [Stroke; 7] = [
 pub fn run(args: Args) -> Result<()> {
     let cache = args.folders.cache_dir();
     let started = Instant::now();
-    let baked = bake_folder(&args.folders.assets, &cache, &BakeOptions::default())?;
+    let remote = args.remote.open()?;
+    let options = BakeOptions {
+        sharing: Sharing {
+            remote: remote.as_ref().map(|r| r as _),
+            remote_write: args.remote.remote_write,
+            lock: None,
+        },
+        ..BakeOptions::default()
+    };
+    let baked = bake_folder(&args.folders.assets, &cache, &options)?;
+    for warning in &baked.warnings {
+        eprintln!("warning: {warning}");
+    }
     bake::print_report(&baked);
     println!(
-        "bake: {} baked, {} current, {} failed in {} ms",
+        "bake: {} built, {} fetched, {} current, {} failed in {} ms",
         baked.baked(),
+        baked.fetched(),
         baked.current(),
         baked.failed(),
         started.elapsed().as_millis()

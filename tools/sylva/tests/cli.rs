@@ -214,8 +214,8 @@ fn bad_fills_and_caps_are_refused_with_the_reason() {
 #[test]
 fn demo_paints_every_preset_and_writes_a_replayable_journal() {
     let dir = temp_dir("demo");
-    // Its own cache folder: baking into the committed cache/ would hide a stale one
-    // from `the_committed_cache_is_current`, which runs alongside.
+    // Its own cache folder: the demo's bake (and the render's reads) must not depend on
+    // what other tests leave in the repository's cache/.
     let cache = dir.join("cache");
     let out = stdout(&sylva(&[
         "demo",
@@ -349,7 +349,7 @@ fn bake_json_reports_parts_triangles_vertices_bytes_and_stages() {
     assert!(asset["impostor"]["micros"].as_u64().unwrap() > 0);
     let warm: serde_json::Value = serde_json::from_str(&stdout(&sylva(&args))).unwrap();
     assert_eq!(
-        (warm["baked"].as_u64(), warm["current"].as_u64()),
+        (warm["built"].as_u64(), warm["current"].as_u64()),
         (Some(0), Some(1))
     );
     let text = stdout(&sylva(&args[..5]));
@@ -360,34 +360,50 @@ fn bake_json_reports_parts_triangles_vertices_bytes_and_stages() {
 }
 
 #[test]
-fn check_lists_what_is_not_current_and_passes_after_a_bake() {
+fn check_needs_a_lockfile_and_passes_after_a_bake() {
     let dir = assets_with_a_broken_prop("check");
     std::fs::remove_file(dir.join("assets/rock/huge.gltf")).unwrap();
     let (assets, cache) = (dir.join("assets"), dir.join("cache"));
-    let args = |command| {
-        [
-            command,
-            "--assets",
-            assets.to_str().unwrap(),
-            "--cache",
-            cache.to_str().unwrap(),
-        ]
-    };
-    let output = sylva(&args("check"));
+    let check = ["check", "--assets", assets.to_str().unwrap()];
+    let output = sylva(&check);
     assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stdout)
-        .contains("missing: rock/box.glb is not in the manifest"));
-    stdout(&sylva(&args("bake")));
-    assert!(stdout(&sylva(&args("check"))).contains("is current"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("sylva.lock (`sylva bake` writes it)"),
+        "{stderr}"
+    );
+    stdout(&sylva(&[
+        "bake",
+        "--assets",
+        assets.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+    ]));
+    assert!(
+        dir.join("sylva.lock").exists(),
+        "the lockfile sits beside assets/"
+    );
+    assert!(stdout(&sylva(&check)).contains("is current (1 assets)"));
+    let with_cache = [
+        &check[..],
+        &["--cache", cache.to_str().unwrap(), "--rebake"],
+    ]
+    .concat();
+    let text = stdout(&sylva(&with_cache));
+    assert!(
+        text.contains("holds its files") && text.contains("byte for byte"),
+        "{text}"
+    );
 }
 
 #[test]
-fn the_committed_cache_is_current() {
-    let output = sylva(&["check"]);
+fn the_committed_lockfile_is_current_and_reproduced_by_a_fresh_bake() {
+    let output = sylva(&["check", "--rebake"]);
     assert!(
         output.status.success(),
-        "the committed cache/ is not the bake of assets/ (run `sylva bake`):\n{}",
-        String::from_utf8_lossy(&output.stdout)
+        "sylva.lock is not the bake of assets/ (run `sylva bake` and commit sylva.lock):\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
     );
 }
 

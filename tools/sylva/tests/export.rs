@@ -116,8 +116,8 @@ fn placement_lists_hold_one_record_per_placement() {
 fn props_the_cache_lacks_are_listed_and_the_rest_is_exported() {
     let dir = tempfile::tempdir().unwrap();
     let session = session(dir.path());
-    // A cache holding every committed entry (and texture blob) but the conifers'.
-    let committed = CacheDir::new(repo().join("cache"));
+    // A cache holding every kit entry (and texture blob) but the conifers'.
+    let committed = sylva_testkit::kit_cache();
     let partial = CacheDir::new(dir.path().join("cache"));
     let mut manifest = committed.read_manifest().unwrap();
     manifest

@@ -340,9 +340,10 @@ fn copy_dir(from: &Path, to: &Path) {
 fn a_prop_saved_while_the_viewer_watches_swaps_in_place() {
     let xvfb = Xvfb::start();
     let dir = temp_dir("hot-reload");
-    for folder in ["assets", "cache", "presets"] {
+    for folder in ["assets", "presets"] {
         copy_dir(&repo().join(folder), &dir.join(folder));
     }
+    copy_dir(sylva_testkit::kit_cache().root(), &dir.join("cache"));
     let script = repo().join("tools/viewer/scripts/hot_reload.script");
     let mut viewer = Command::new(env!("CARGO_BIN_EXE_sylva"))
         .args(["view", "--watch", "--size", "640x360", "--script"])

@@ -32,12 +32,12 @@ fn options(folder: &Path) -> WorkspaceOptions {
     }
 }
 
-/// `folder` as a copy of the committed cache, or empty.
+/// `folder` as a copy of the kit's cache, or empty.
 fn fresh_cache(folder: &Path, from_committed: bool) {
     let _ = std::fs::remove_dir_all(folder);
     std::fs::create_dir_all(folder).unwrap();
     if from_committed {
-        for entry in std::fs::read_dir(repo().join("cache")).unwrap() {
+        for entry in std::fs::read_dir(sylva_testkit::kit_cache().root()).unwrap() {
             let entry = entry.unwrap();
             std::fs::copy(entry.path(), folder.join(entry.file_name())).unwrap();
         }
@@ -75,7 +75,7 @@ fn first_stroke(c: &mut Criterion) {
             || {
                 let source = Arc::new(CacheSource::new(
                     &repo().join("assets"),
-                    &repo().join("cache"),
+                    sylva_testkit::kit_cache().root(),
                 ));
                 let world = open_world(&options(dir.path())).unwrap();
                 let mut workspace = Workspace::open(options(dir.path()), world, source).unwrap();

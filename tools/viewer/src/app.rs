@@ -70,6 +70,8 @@ pub enum ViewerError {
     Window(#[from] winit::error::OsError),
     #[error("props were still loading after {seconds} s")]
     LoadTimeout { seconds: u64 },
+    #[error(transparent)]
+    Remote(#[from] sylva_remote::OpenError),
 }
 
 /// Opens the window and runs until it is closed, or until the script (or the
@@ -102,11 +104,12 @@ pub fn run(args: &ViewArgs) -> Result<RunSummary, ViewerError> {
         glam::UVec2::new(size.width, size.height),
         &runtime,
     )?;
-    let source = Arc::new(CacheSource::new(&args.assets, &args.cache));
+    let remote = sylva_remote::open_configured(args.remote.as_deref())?.map(Arc::new);
+    let source = Arc::new(CacheSource::new(&args.assets, &args.cache).with_remote(remote.clone()));
     let workspace = Workspace::open(options, runtime, source)?;
     let watcher = args
         .watch
-        .then(|| Watcher::start(&args.assets, &args.cache));
+        .then(|| Watcher::start(&args.assets, &args.cache, remote));
     let mut app = App::new(gpu, workspace, watcher, script, args.screenshot.clone());
     let mut outcome: Result<(), ViewerError> = Ok(());
     event_loop.run_return(|event, _, control_flow| {

@@ -43,6 +43,10 @@ pub struct ViewArgs {
     /// Run the baker's watcher on the assets folder: re-baked props swap in place.
     #[arg(long)]
     pub watch: bool,
+    /// A remote cache to fetch baked entries from before baking a prop
+    /// (`http(s)://…` WebDAV or `s3://…`); default `$SYLVA_REMOTE_CACHE`. Read only.
+    #[arg(long, value_name = "URL")]
+    pub remote: Option<String>,
     /// The preset folder (RON or JSON presets; new and edited files are picked up).
     #[arg(long, default_value = "presets")]
     pub presets: PathBuf,

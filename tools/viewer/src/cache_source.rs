@@ -9,16 +9,19 @@
 //! revision plus one, which is what the next bake pass records.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use sylva_bake::{bake_asset, read_source, BakeSettings};
-use sylva_cache::CacheDir;
+use sylva_bake::{bake_asset, keep_fetched, read_source, BakeSettings};
+use sylva_cache::{CacheDir, Fetched, RemotePass};
 use sylva_catalog::folder::read_snapshot;
+use sylva_remote::RemoteStore;
 
 use crate::loader::{LoadedProp, PropSource};
 
 pub struct CacheSource {
     assets: PathBuf,
     cache: CacheDir,
+    remote: Option<Arc<RemoteStore>>,
 }
 
 impl CacheSource {
@@ -26,6 +29,24 @@ impl CacheSource {
         Self {
             assets: assets.to_owned(),
             cache: CacheDir::new(cache),
+            remote: None,
+        }
+    }
+
+    /// Fetches from `remote` (verified, read only) what the cache lacks before baking.
+    pub fn with_remote(self, remote: Option<Arc<RemoteStore>>) -> Self {
+        Self { remote, ..self }
+    }
+
+    /// The prop's files from the remote cache, kept in the local one; `None` when the
+    /// remote has no good copy (or is unreachable).
+    fn fetch(&self, key: sylva_cache::CacheKey, name: &str) -> Option<sylva_cache::PropFiles> {
+        let remote = self.remote.as_deref()?;
+        match RemotePass::new(remote, false).fetch(key, None, &self.cache) {
+            Fetched::Files(files) => keep_fetched(&self.cache, name, &files)
+                .is_ok()
+                .then_some(files),
+            _ => None,
         }
     }
 }
@@ -48,7 +69,7 @@ impl PropSource for CacheSource {
             .read_prop(&name)
             .ok()
             .filter(|files| files.parse().is_ok());
-        let (files, baked) = match cached {
+        let (files, baked) = match cached.or_else(|| self.fetch(key, &name)) {
             Some(files) => (files, false),
             None => {
                 let (baked, _) =
@@ -86,17 +107,18 @@ mod tests {
     }
 
     #[test]
-    fn a_current_entry_is_read_from_the_committed_cache() {
-        let source = CacheSource::new(&repo().join("assets"), &repo().join("cache"));
+    fn a_current_entry_is_read_from_the_kit_cache() {
+        let kit = sylva_testkit::kit_cache();
+        let source = CacheSource::new(&repo().join("assets"), kit.root());
         let oak = source.load("broadleaf/oak_wide").unwrap();
-        assert!(!oak.baked, "the committed cache is current");
+        assert!(!oak.baked, "the kit cache is current");
         let entry = sylva_cache::Entry::parse(&oak.files.entry).unwrap();
         assert_eq!(entry.parts.len(), 2, "trunk and leaves");
         assert!(
             entry.parts.iter().all(|p| p.levels.len() >= 3),
             "LOD chains"
         );
-        let manifest = CacheDir::new(repo().join("cache")).read_manifest().unwrap();
+        let manifest = kit.read_manifest().unwrap();
         let (_, known) = manifest.prop("broadleaf/oak_wide").unwrap();
         assert_eq!(
             (oak.entry.as_str(), oak.revision),

@@ -8,13 +8,14 @@ use std::sync::mpsc::{channel, Receiver};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use sylva_bake::{watch, FolderError, FolderReport, Status, WatchOptions};
+use sylva_bake::{watch, FolderError, FolderReport, Sharing, Status, WatchOptions};
 use sylva_cache::CacheDir;
+use sylva_remote::RemoteStore;
 
 /// What one bake pass did, as the viewer needs it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WatchPass {
-    /// Props whose entry was (re-)baked.
+    /// Props whose entry was (re-)baked or fetched from the remote cache.
     pub baked: Vec<String>,
     /// Props whose bake failed, with why; their last good entry stays.
     pub failed: Vec<(String, String)>,
@@ -36,7 +37,9 @@ impl WatchPass {
         let mut pass = Self::default();
         for asset in &report.assets {
             match &asset.status {
-                Status::Baked { .. } => pass.baked.push(asset.prop_id.clone()),
+                Status::Baked { .. } | Status::Fetched { .. } => {
+                    pass.baked.push(asset.prop_id.clone())
+                }
                 Status::Failed { error, .. } => pass
                     .failed
                     .push((asset.prop_id.clone(), format!("{}: {error}", asset.path))),
@@ -55,8 +58,9 @@ pub struct Watcher {
 }
 
 impl Watcher {
-    /// Watches `assets`, baking into `cache`; the first pass runs at once.
-    pub fn start(assets: &Path, cache: &Path) -> Self {
+    /// Watches `assets`, baking into `cache` what `remote` (read only) does not hold;
+    /// the first pass runs at once.
+    pub fn start(assets: &Path, cache: &Path, remote: Option<Arc<RemoteStore>>) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let (sender, passes) = channel();
         let (assets, cache) = (assets.to_owned(), CacheDir::new(cache));
@@ -67,7 +71,18 @@ impl Watcher {
                 let on_pass = |result: &Result<FolderReport, FolderError>| {
                     let _ = sender.send(WatchPass::of(result));
                 };
-                let outcome = watch(&assets, &cache, WatchOptions::default(), &flag, on_pass);
+                let sharing = Sharing {
+                    remote: remote.as_deref().map(|r| r as _),
+                    ..Sharing::default()
+                };
+                let outcome = watch(
+                    &assets,
+                    &cache,
+                    WatchOptions::default(),
+                    sharing,
+                    &flag,
+                    on_pass,
+                );
                 if let Err(error) = outcome {
                     let _ = sender.send(WatchPass {
                         error: Some(error.to_string()),

@@ -28,7 +28,7 @@ struct Gate {
 impl Gate {
     fn shut() -> Arc<Self> {
         Arc::new(Self {
-            cache: CacheSource::new(&repo().join("assets"), &repo().join("cache")),
+            cache: CacheSource::new(&repo().join("assets"), sylva_testkit::kit_cache().root()),
             open: Mutex::new(false),
             opened: Condvar::new(),
             calls: Mutex::new(Vec::new()),
@@ -454,9 +454,7 @@ fn a_hud_model_describes_the_workspace() {
         .map(|p| p.stem.as_str())
         .collect();
     assert_eq!(active, ["cliff_and_scree"]);
-    let manifest = sylva_cache::CacheDir::new(repo().join("cache"))
-        .read_manifest()
-        .unwrap();
+    let manifest = sylva_testkit::kit_cache().read_manifest().unwrap();
     for row in &model.props {
         let (_, known) = manifest.prop(&row.id).unwrap();
         assert_eq!(row.status, format!("r{}", known.revision), "{row:?}");
@@ -489,7 +487,7 @@ fn sandbox() -> Sandbox {
     let dir = tempfile::tempdir().unwrap();
     let (assets, cache) = (dir.path().join("assets"), dir.path().join("cache"));
     copy_dir(&repo().join("assets"), &assets);
-    copy_dir(&repo().join("cache"), &cache);
+    copy_dir(sylva_testkit::kit_cache().root(), &cache);
     Sandbox {
         session: dir.path().join("run.session.ron"),
         _dir: dir,

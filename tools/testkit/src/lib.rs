@@ -1,0 +1,37 @@
+//! What the test suites share.
+//!
+//! - [`kit_cache`]: the repository's `cache/`, the bake of the bundled `assets/`. The
+//!   cache is not committed (`sylva.lock` is), so the first test that needs it bakes
+//!   it, incrementally: a current cache costs one read of its entries.
+//! - [`nginx`]: a real nginx WebDAV server for the remote cache's tests.
+
+pub mod nginx;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use sylva_bake::{bake_folder, BakeOptions};
+use sylva_cache::CacheDir;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The repository's `cache/`, brought up to date with `assets/` once per process (the
+/// same incremental bake as `sylva bake`, without writing the lockfile). Panics with
+/// the asset's reason if any does not bake.
+pub fn kit_cache() -> CacheDir {
+    static BAKED: OnceLock<()> = OnceLock::new();
+    let cache = CacheDir::new(repo().join("cache"));
+    BAKED.get_or_init(|| {
+        let report = bake_folder(&repo().join("assets"), &cache, &BakeOptions::default())
+            .expect("the bundled assets folder bakes");
+        assert_eq!(
+            report.failed(),
+            0,
+            "a bundled asset does not bake: {report:?}"
+        );
+    });
+    cache
+}
