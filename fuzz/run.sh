@@ -19,7 +19,7 @@ runs=${1:-1000000}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(gltf_import cache_entry preset session)
+    targets=(gltf_import cache_entry preset session lockfile)
 fi
 
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -48,10 +48,11 @@ seed() {
     done
 }
 seed gltf_import "$repo"/assets/*/*.glb "$repo"/tests/data/gltf/*.gl* "$repo"/tests/data/broken/*.gl*
-seed cache_entry "$repo"/cache/*.sylva "$repo"/cache/*.sylvatex "$repo"/engine/cache/tests/data/*.sylva*
 seed preset "$repo"/presets/*.ron
+seed lockfile "$repo"/sylva.lock
 (
     cd "$repo"
+    # The demo bakes the kit into cache/ (not committed) when it is missing.
     cargo run -q -p sylva-cli -- demo --out "$journals" --width 64 --height 36 >/dev/null
     for preset in presets/*.ron; do
         stem=$(basename "$preset" .ron)
@@ -60,6 +61,7 @@ seed preset "$repo"/presets/*.ron
     done
 )
 seed session "$journals"/*.session.ron
+seed cache_entry "$repo"/cache/*.sylva "$repo"/cache/*.sylvatex "$repo"/engine/cache/tests/data/*.sylva*
 
 for target in "${targets[@]}"; do
     echo "== $target: $runs executions"

@@ -8,11 +8,13 @@
 
 mod entry;
 mod gltf;
+mod lock;
 mod preset;
 mod session;
 
 pub use entry::cache_entry;
 pub use gltf::gltf_import;
+pub use lock::lockfile;
 pub use preset::preset;
 pub use session::session;
 
@@ -20,9 +22,10 @@ pub use session::session;
 pub type Check = fn(&[u8]);
 
 /// The fuzz targets by name (the folder names under `fuzz/corpus/`) and their checks.
-pub const TARGETS: [(&str, Check); 4] = [
+pub const TARGETS: [(&str, Check); 5] = [
     ("gltf_import", gltf_import),
     ("cache_entry", cache_entry),
     ("preset", preset),
     ("session", session),
+    ("lockfile", lockfile),
 ];
