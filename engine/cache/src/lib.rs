@@ -16,6 +16,7 @@
 //! - [`store`]: the cache directory on disk, with atomic writes (temp file, fsync,
 //!   rename) so a reader never sees half an entry.
 
+mod file_name;
 pub mod format;
 pub mod lock;
 pub mod manifest;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::store::is_plain_file_name;
+use crate::file_name::is_plain_file_name;
 
 /// The manifest's file name inside the cache folder.
 pub const MANIFEST_FILE: &str = "manifest.ron";

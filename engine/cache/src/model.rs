@@ -1,6 +1,6 @@
 use sylva_mesh::{Aabb, Material, Sphere, Vertex};
 
-use crate::format::TextureId;
+use crate::file_name::{ENTRY_EXTENSION, TEXTURE_EXTENSION};
 
 /// A baked asset as the baker produces it; [`crate::encode`] writes it.
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +98,25 @@ impl CacheKey {
 
     /// The entry file of this key inside the cache folder.
     pub fn file_name(&self) -> String {
-        format!("{}.{}", self.to_hex(), crate::store::ENTRY_EXTENSION)
+        format!("{}.{}", self.to_hex(), ENTRY_EXTENSION)
+    }
+}
+
+/// The content address of a texture blob: BLAKE3 of its file bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TextureId(pub [u8; 32]);
+
+impl TextureId {
+    pub fn of(file_bytes: &[u8]) -> Self {
+        TextureId(*blake3::hash(file_bytes).as_bytes())
+    }
+
+    pub fn to_hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The blob's file inside the cache folder.
+    pub fn file_name(&self) -> String {
+        format!("{}.{}", self.to_hex(), TEXTURE_EXTENSION)
     }
 }

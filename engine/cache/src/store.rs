@@ -11,14 +11,11 @@ use std::time::Duration;
 
 use thiserror::Error;
 
+pub use crate::file_name::{is_plain_file_name, ENTRY_EXTENSION, TEXTURE_EXTENSION};
 use crate::format::{Entry, TextureFile, TextureId};
 use crate::manifest::{Manifest, ManifestError, MANIFEST_FILE};
 use crate::prop::PropFiles;
 
-/// Extension of entry files.
-pub const ENTRY_EXTENSION: &str = "sylva";
-/// Extension of texture blob files.
-pub const TEXTURE_EXTENSION: &str = "sylvatex";
 /// Temporary files start with this; they are never entries.
 const TEMP_PREFIX: &str = ".tmp-";
 
@@ -204,18 +201,6 @@ impl CacheDir {
     }
 }
 
-/// ASCII letters, digits, `.`, `-` and `_`, and not `.` or `..`: every name the cache
-/// writes (`<key>.sylva`, `<id>.sylvatex`, `manifest.ron`, `.tmp-…`) and nothing that
-/// can leave a folder.
-pub fn is_plain_file_name(name: &str) -> bool {
-    !name.is_empty()
-        && name != "."
-        && name != ".."
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
-}
-
 /// The bytes of `path`, which must be a regular file once symlinks are followed: a path
 /// that comes from data (a session's heightmap) must not make a reader block on a FIFO
 /// or read `/dev/zero` until memory runs out.
@@ -276,6 +261,8 @@ pub fn write_atomically_with<T, E: From<io::Error>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encode;
+    use crate::prop::tests::two_textures;
 
     #[test]
     fn writes_replace_whole_files_and_leave_no_temporaries() {
@@ -367,5 +354,39 @@ mod tests {
             dir.path().join(".tmp-1-1-y.sylva").exists(),
             "a fresh temporary may be a live write"
         );
+    }
+
+    #[test]
+    fn a_prop_reads_back_with_its_blobs_and_shared_blobs_are_written_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(dir.path());
+        let (mut asset, files) = two_textures();
+        // The second texture used twice: one file, listed twice.
+        asset.textures.push(files[1].id);
+        cache
+            .write_entry("a.sylva", &encode(&asset).unwrap())
+            .unwrap();
+        for file in files.iter().chain(&files) {
+            cache.write_texture(file).unwrap();
+        }
+        assert_eq!(cache.texture_files().unwrap().len(), 2);
+        let read = cache.read_prop("a.sylva").unwrap();
+        let view = read.parse().unwrap();
+        assert_eq!(view.textures.len(), 3);
+        assert_eq!(view.textures[0].levels[0], [9; 4]);
+        assert_eq!(view.textures[2].levels[0], [200; 4]);
+    }
+
+    #[test]
+    fn a_missing_blob_is_refused_with_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(dir.path());
+        let (asset, files) = two_textures();
+        cache
+            .write_entry("a.sylva", &encode(&asset).unwrap())
+            .unwrap();
+        cache.write_texture(&files[0]).unwrap();
+        let err = cache.read_prop("a.sylva").unwrap_err().to_string();
+        assert!(err.contains(&files[1].id.file_name()), "{err}");
     }
 }

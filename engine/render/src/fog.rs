@@ -20,7 +20,7 @@ use wgpu::{
     TextureSampleType, TextureViewDimension, VertexState,
 };
 
-use crate::scene::HORIZON;
+use crate::sky::HORIZON;
 
 /// The air of a world: how far and how high its haze reaches.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -27,6 +27,7 @@ mod readback;
 /// The naive one-object-per-placement path, kept for benchmarks and tests.
 pub mod reference;
 mod scene;
+mod sky;
 mod terrain;
 
 pub use camera::CameraView;

@@ -14,7 +14,7 @@ use serde::Serialize;
 use sylva_terrain::{PatchId, Terrain, TerrainLod, TerrainMesh};
 
 use crate::camera::CameraView;
-use crate::scene::srgb_byte;
+use crate::convert::srgb_byte;
 
 /// The angle a patch's height error may subtend at the eye, in radians: 0.9 mrad is
 /// a pixel of a 1080-line frame under the 55° field of view, so a patch changes step

@@ -9,7 +9,7 @@ use sylva_catalog::Catalog;
 use sylva_terrain::Terrain;
 
 use crate::angle::sin_cos_turns;
-use crate::preset::Pick;
+use crate::preset::{Pick, Preset};
 use crate::report::Rejection;
 use crate::rng::Mulberry32;
 
@@ -43,6 +43,35 @@ impl Draws {
 pub struct BoundPick<'a> {
     pub pick: &'a Pick,
     pub category: usize,
+}
+
+/// A preset pick whose category the catalog does not have: the pick's index in the
+/// preset and the category it names. Dabs and fills report it as their own error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnknownCategory {
+    pub index: usize,
+    pub category: String,
+}
+
+/// `preset`'s picks with their categories found in `catalog`, in the preset's order;
+/// the first pick naming a category the catalog lacks is the error.
+pub fn bind_picks<'a>(
+    preset: &'a Preset,
+    catalog: &Catalog,
+) -> Result<Vec<BoundPick<'a>>, UnknownCategory> {
+    preset
+        .picks
+        .iter()
+        .enumerate()
+        .map(|(index, pick)| {
+            let unknown = || UnknownCategory {
+                index,
+                category: pick.category.clone(),
+            };
+            let category = catalog.category_index(&pick.category).ok_or_else(unknown)?;
+            Ok(BoundPick { pick, category })
+        })
+        .collect()
 }
 
 /// A candidate that passed every test but spacing. Props and categories are catalog

@@ -22,8 +22,7 @@ use sylva_terrain::Terrain;
 use thiserror::Error;
 
 use crate::angle::floor;
-use crate::candidate::{Candidate, Draws, Placer};
-use crate::painter::bind_picks;
+use crate::candidate::{bind_picks, Candidate, Draws, Placer, UnknownCategory};
 use crate::preset::{Preset, MAX_DENSITY, MAX_RADIUS};
 use crate::report::StrokeReport;
 use crate::rng::Mulberry32;
@@ -234,11 +233,8 @@ pub fn plan(
         return Err(FillError::Density { density });
     }
     let area = Area::new(region, terrain)?;
-    let picks = bind_picks(preset, catalog).map_err(|e| match e {
-        crate::BrushError::UnknownCategory { index, category } => {
-            FillError::UnknownCategory { index, category }
-        }
-        other => unreachable!("binding picks fails only on categories: {other}"),
+    let picks = bind_picks(preset, catalog).map_err(|UnknownCategory { index, category }| {
+        FillError::UnknownCategory { index, category }
     })?;
     let spacing = terrain.spacing();
     let origin = terrain.min_corner();

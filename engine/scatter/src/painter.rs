@@ -7,7 +7,7 @@ use sylva_catalog::Catalog;
 use sylva_terrain::Terrain;
 use thiserror::Error;
 
-use crate::candidate::{BoundPick, Candidate, Dab, Draws, Placer};
+use crate::candidate::{bind_picks, Candidate, Dab, Draws, Placer, UnknownCategory};
 use crate::fill::{FillError, FillPlan};
 use crate::placement::{Placement, PlacementId};
 use crate::preset::{BrushSettings, Preset, MAX_DENSITY, MAX_RADIUS};
@@ -160,7 +160,10 @@ impl Painter {
     ) -> Result<StrokeReport, BrushError> {
         let started = Instant::now();
         check_brush(center, brush)?;
-        let picks = bind_picks(preset, catalog)?;
+        let picks =
+            bind_picks(preset, catalog).map_err(|UnknownCategory { index, category }| {
+                BrushError::UnknownCategory { index, category }
+            })?;
         let area = std::f32::consts::PI * brush.radius * brush.radius;
         let candidates = (brush.density_per_m2 * area).round() as usize;
         let draws: Vec<Draws> = (0..candidates)
@@ -405,24 +408,4 @@ fn check_brush(center: Vec2, brush: BrushSettings) -> Result<(), BrushError> {
         return Err(BrushError::Density { density });
     }
     Ok(())
-}
-
-pub(crate) fn bind_picks<'a>(
-    preset: &'a Preset,
-    catalog: &Catalog,
-) -> Result<Vec<BoundPick<'a>>, BrushError> {
-    preset
-        .picks
-        .iter()
-        .enumerate()
-        .map(|(index, pick)| {
-            let category = catalog.category_index(&pick.category).ok_or_else(|| {
-                BrushError::UnknownCategory {
-                    index,
-                    category: pick.category.clone(),
-                }
-            })?;
-            Ok(BoundPick { pick, category })
-        })
-        .collect()
 }

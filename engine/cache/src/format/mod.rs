@@ -34,11 +34,11 @@ mod header;
 mod impostor;
 pub mod texture;
 
+pub use crate::model::TextureId;
 pub use decode::{Entry, LevelView, PartView};
 pub use encode::encode;
 pub use texture::{
-    encode_texture, BakedTexture, PixelFormat, TextureFile, TextureId, TextureView,
-    TEXTURE_FORMAT_VERSION,
+    encode_texture, BakedTexture, PixelFormat, TextureFile, TextureView, TEXTURE_FORMAT_VERSION,
 };
 
 use thiserror::Error;

@@ -14,6 +14,7 @@
 //! ```
 
 use super::{header, malformed, FormatError, BLOB_ALIGN, HEADER_SIZE};
+use crate::model::TextureId;
 
 pub const TEXTURE_MAGIC: &[u8; 8] = b"SYLVATEX";
 /// Bumped on any change to the bytes a texture blob holds.
@@ -152,25 +153,6 @@ pub fn level_size(size: u32, level: usize) -> u32 {
 /// How many levels a full mip chain of `width × height` has (down to 1×1).
 pub fn full_chain_length(width: u32, height: u32) -> usize {
     (32 - width.max(height).max(1).leading_zeros()) as usize
-}
-
-/// The content address of a texture blob: BLAKE3 of its file bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TextureId(pub [u8; 32]);
-
-impl TextureId {
-    pub fn of(file_bytes: &[u8]) -> Self {
-        TextureId(*blake3::hash(file_bytes).as_bytes())
-    }
-
-    pub fn to_hex(&self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    /// The blob's file inside the cache folder.
-    pub fn file_name(&self) -> String {
-        format!("{}.{}", self.to_hex(), crate::store::TEXTURE_EXTENSION)
-    }
 }
 
 /// An encoded texture blob and its content address.

@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use glam::{Mat4, Vec3};
 
-use super::cull::Sphere;
+use super::sphere::{largest_axis, Sphere};
 
 /// Slots per block: 64 instances share one test where a view sees all or none of them.
 pub const BLOCK_SLOTS: usize = 64;
@@ -76,16 +76,6 @@ impl SlotBlock {
             spread + self.max_scale * (part.center.length() + part.radius),
         )
     }
-}
-
-/// The largest axis length of a transform: the scale [`Sphere::transformed`] applies.
-pub fn largest_axis(model: &Mat4) -> f32 {
-    model
-        .x_axis
-        .truncate()
-        .length()
-        .max(model.y_axis.truncate().length())
-        .max(model.z_axis.truncate().length())
 }
 
 /// Blocks per node of the next level up: a node bounds up to 16 nodes below it.

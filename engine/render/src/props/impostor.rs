@@ -11,9 +11,9 @@ use wgpu::{
     BindGroup, BindGroupDescriptor, BindGroupEntry, BindingResource, BufferUsages, Sampler,
 };
 
-use super::cull::Sphere;
 use super::geometry::ImpostorGeometry;
 use super::pipelines::Pipelines;
+use super::sphere::Sphere;
 use super::upload::BindingTexture;
 
 /// The alpha the impostor's coverage is tested at: the middle of a silhouette's

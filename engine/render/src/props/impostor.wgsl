@@ -3,15 +3,9 @@
 // direction (bilinear over the grid) where the pixel's ray crosses each view's picture
 // plane, alpha-tested, lit with the atlas normals by rend3's sun (its shadow map at the
 // depth the atlas gives) and ambient floor like a rough dielectric mesh. Group 0 is
-// rend3-routine's forward interface (frame.wgsl), group 1 the atlas
-// (impostor_atlas.wgsl).
-
-struct Instance {
-    [[location(5)]] model0: vec4<f32>;
-    [[location(6)]] model1: vec4<f32>;
-    [[location(7)]] model2: vec4<f32>;
-    [[location(8)]] model3: vec4<f32>;
-};
+// rend3-routine's forward interface (frame.wgsl), group 1 the atlas; the instance
+// layout and the four-view read come from impostor_atlas.wgsl, shared with the shadow
+// pass.
 
 struct ImpostorOutput {
     [[builtin(position)]] clip: vec4<f32>;
@@ -62,42 +56,15 @@ struct ImpostorFragment {
 [[stage(fragment)]]
 fn fs_impostor(in: ImpostorOutput) -> ImpostorFragment {
     let model = mat4x4<f32>(in.model0, in.model1, in.model2, in.model3);
-    let views = views_around(in.view);
-    let dir = in.point - in.eye;
-    // Every sample first, in uniform control flow.
-    let level = plane_level(corner(views.base, 0), in.point, dir);
-    let h0 = surface_hit(corner(views.base, 0), in.point, dir, level);
-    let h1 = surface_hit(corner(views.base, 1), in.point, dir, level);
-    let h2 = surface_hit(corner(views.base, 2), in.point, dir, level);
-    let h3 = surface_hit(corner(views.base, 3), in.point, dir, level);
-    let a0 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level);
-    let a1 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level);
-    let a2 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level);
-    let a3 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level);
-    let n0 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level);
-    let n1 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level);
-    let n2 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level);
-    let n3 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level);
-    let covers = vec4<f32>(
-        a0.a * on_cell(h0.local, level),
-        a1.a * on_cell(h1.local, level),
-        a2.a * on_cell(h2.local, level),
-        a3.a * on_cell(h3.local, level),
-    );
-    let weights = trusted(views.weights, h0, h1, h2, h3, level);
-    let coverage = voted_coverage(weights, covers);
-    if (coverage < impostor.layout.w || faded_out(in.fade, in.clip.xy)) {
+    let seen = read_views(in.view, in.point, in.point - in.eye);
+    if (impostor_discarded(seen, in.fade, in.clip.xy)) {
         discard;
     }
-    // Each view weighted by what it covers here, so an empty view adds nothing.
-    let w = weights * covers / dot(weights, covers);
-    let albedo = a0.rgb * w.x + a1.rgb * w.y + a2.rgb * w.z + a3.rgb * w.w;
-    let bent = atlas_normal(h0, n0) * w.x + atlas_normal(h1, n1) * w.y + atlas_normal(h2, n2) * w.z + atlas_normal(h3, n3) * w.w;
-    let r = impostor.sphere.w;
-    let surface = (h0.point + h0.toward * (n0.b * 2.0 - 1.0) * r) * w.x
-        + (h1.point + h1.toward * (n1.b * 2.0 - 1.0) * r) * w.y
-        + (h2.point + h2.toward * (n2.b * 2.0 - 1.0) * r) * w.z
-        + (h3.point + h3.toward * (n3.b * 2.0 - 1.0) * r) * w.w;
+    let w = seen.shares;
+    let albedo = seen.a0.rgb * w.x + seen.a1.rgb * w.y + seen.a2.rgb * w.z + seen.a3.rgb * w.w;
+    let bent = atlas_normal(seen.h0, seen.n0) * w.x + atlas_normal(seen.h1, seen.n1) * w.y
+        + atlas_normal(seen.h2, seen.n2) * w.z + atlas_normal(seen.h3, seen.n3) * w.w;
+    let surface = seen_point(seen, vec4<f32>(seen.n0.b, seen.n1.b, seen.n2.b, seen.n3.b));
     let world = (model * vec4<f32>(surface, 1.0)).xyz;
     let n = normalize((model * vec4<f32>(bent, 0.0)).xyz);
     let shading = surface_of(albedo, impostor.surface.y, impostor.surface.x);

@@ -1,10 +1,13 @@
-// A prop's impostor atlas (group 1) and how a ray reads it, shared by the impostor's
-// forward and shadow shaders (prepended to each). The layout is sylva-impostor's: cell
-// (column, row) of the `grid × grid` atlas is the orthographic view from the direction
-// its centre maps to on the hemi-octahedral square (`u = x + z`, `v = x − z` after L1
-// normalisation, the border the horizon), `right` horizontal and `up` world up
-// projected; the bounding sphere's diameter fills the cell. Everything here is prop
-// space.
+// A prop's impostor atlas (group 1), how a ray reads it and the placement each quad
+// comes from, shared by the impostor's forward and shadow shaders (prepended to each):
+// both read the same four views the same way (`read_views`) and differ only in the
+// ray, in the depth channel they place the surface with and in what they write.
+//
+// The layout is sylva-impostor's: cell (column, row) of the `grid × grid` atlas is the
+// orthographic view from the direction its centre maps to on the hemi-octahedral
+// square (`u = x + z`, `v = x − z` after L1 normalisation, the border the horizon),
+// `right` horizontal and `up` world up projected; the bounding sphere's diameter fills
+// the cell. Everything here is prop space.
 
 struct Impostor {
     // The sphere's centre and radius.
@@ -230,6 +233,90 @@ fn views_around(view: vec3<f32>) -> Views {
 fn corner(base: vec2<f32>, i: i32) -> vec2<f32> {
     return base + vec2<f32>(f32(i & 1), f32(i >> 1u));
 }
+
+// What the four views around a direction show along a pixel's ray: where the ray meets
+// the surface each view saw, the albedo and normal-atlas texels there (normal RG, the
+// view's depth B, the light's shadow depth A), how much of the pixel the trusted views
+// vote covered, and each view's share of what is drawn (by its trusted weight and what
+// it covers, so an empty view adds nothing; meaningless where nothing is covered).
+struct ViewsSeen {
+    h0: CellHit;
+    h1: CellHit;
+    h2: CellHit;
+    h3: CellHit;
+    a0: vec4<f32>;
+    a1: vec4<f32>;
+    a2: vec4<f32>;
+    a3: vec4<f32>;
+    n0: vec4<f32>;
+    n1: vec4<f32>;
+    n2: vec4<f32>;
+    n3: vec4<f32>;
+    coverage: f32;
+    shares: vec4<f32>;
+};
+
+// Reads the four views around `view` (prop space, towards the viewer or the light)
+// along the ray `origin + t × dir`. Call in uniform control flow: the mip level comes
+// from screen derivatives, and every sample is taken before anything is discarded.
+fn read_views(view: vec3<f32>, origin: vec3<f32>, dir: vec3<f32>) -> ViewsSeen {
+    let around = views_around(view);
+    let c0 = corner(around.base, 0);
+    let c1 = corner(around.base, 1);
+    let c2 = corner(around.base, 2);
+    let c3 = corner(around.base, 3);
+    let level = plane_level(c0, origin, dir);
+    var seen: ViewsSeen;
+    seen.h0 = surface_hit(c0, origin, dir, level);
+    seen.h1 = surface_hit(c1, origin, dir, level);
+    seen.h2 = surface_hit(c2, origin, dir, level);
+    seen.h3 = surface_hit(c3, origin, dir, level);
+    seen.a0 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(c0, seen.h0.local, level), level);
+    seen.a1 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(c1, seen.h1.local, level), level);
+    seen.a2 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(c2, seen.h2.local, level), level);
+    seen.a3 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(c3, seen.h3.local, level), level);
+    seen.n0 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(c0, seen.h0.local, level), level);
+    seen.n1 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(c1, seen.h1.local, level), level);
+    seen.n2 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(c2, seen.h2.local, level), level);
+    seen.n3 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(c3, seen.h3.local, level), level);
+    let covers = vec4<f32>(
+        seen.a0.a * on_cell(seen.h0.local, level),
+        seen.a1.a * on_cell(seen.h1.local, level),
+        seen.a2.a * on_cell(seen.h2.local, level),
+        seen.a3.a * on_cell(seen.h3.local, level),
+    );
+    let weights = trusted(around.weights, seen.h0, seen.h1, seen.h2, seen.h3, level);
+    seen.coverage = voted_coverage(weights, covers);
+    seen.shares = weights * covers / dot(weights, covers);
+    return seen;
+}
+
+// Whether a pixel whose views are `seen` is left out: too little of it covered (the
+// alpha test) or left to the other level of a LOD fade.
+fn impostor_discarded(seen: ViewsSeen, fade: f32, pixel: vec2<f32>) -> bool {
+    return seen.coverage < impostor.layout.w || faded_out(fade, pixel);
+}
+
+// The prop-space point the views saw, blended by their shares: each view's hit moved
+// along the view by the depth `depths` holds for it (one channel of its normal-atlas
+// texel, `[0, 1]` across the sphere's diameter).
+fn seen_point(seen: ViewsSeen, depths: vec4<f32>) -> vec3<f32> {
+    let r = impostor.sphere.w;
+    let w = seen.shares;
+    return (seen.h0.point + seen.h0.toward * (depths.x * 2.0 - 1.0) * r) * w.x
+        + (seen.h1.point + seen.h1.toward * (depths.y * 2.0 - 1.0) * r) * w.y
+        + (seen.h2.point + seen.h2.toward * (depths.z * 2.0 - 1.0) * r) * w.z
+        + (seen.h3.point + seen.h3.toward * (depths.w * 2.0 - 1.0) * r) * w.w;
+}
+
+// A placement's model matrix, one column an attribute; the first column's `w` is its
+// fade (see dither.wgsl).
+struct Instance {
+    [[location(5)]] model0: vec4<f32>;
+    [[location(6)]] model1: vec4<f32>;
+    [[location(7)]] model2: vec4<f32>;
+    [[location(8)]] model3: vec4<f32>;
+};
 
 // World to prop space for a placement that scales uniformly: Rᵀ(p − w·t) / s, `w` 1
 // for a point and 0 for a direction.

@@ -1,8 +1,9 @@
 // A prop's impostor into a directional light's shadow map: the quad faces the light and
 // each pixel reads the views nearest the light's direction along the light's parallel
 // rays (where they meet the surface each view saw), alpha-tested and faded like the
-// forward pass. Group 0 is the light's
-// view-projection and direction, group 1 the atlas (impostor_atlas.wgsl).
+// forward pass. Group 0 is the light's view-projection and direction, group 1 the
+// atlas; the instance layout and the four-view read come from impostor_atlas.wgsl,
+// shared with the forward pass.
 
 struct ShadowCamera {
     view_proj: mat4x4<f32>;
@@ -12,13 +13,6 @@ struct ShadowCamera {
 
 [[group(0), binding(0)]]
 var<uniform> camera: ShadowCamera;
-
-struct Instance {
-    [[location(5)]] model0: vec4<f32>;
-    [[location(6)]] model1: vec4<f32>;
-    [[location(7)]] model2: vec4<f32>;
-    [[location(8)]] model3: vec4<f32>;
-};
 
 struct ShadowOutput {
     [[builtin(position)]] clip: vec4<f32>;
@@ -74,43 +68,17 @@ let SHADOW_MAP_TEXELS: f32 = 2048.0;
 
 [[stage(fragment)]]
 fn fs_impostor_shadow(in: ShadowOutput) -> [[builtin(frag_depth)]] f32 {
-    let views = views_around(in.view);
-    let dir = -in.view;
-    let level = plane_level(corner(views.base, 0), in.point, dir);
-    let h0 = surface_hit(corner(views.base, 0), in.point, dir, level);
-    let h1 = surface_hit(corner(views.base, 1), in.point, dir, level);
-    let h2 = surface_hit(corner(views.base, 2), in.point, dir, level);
-    let h3 = surface_hit(corner(views.base, 3), in.point, dir, level);
-    let a0 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level).a;
-    let a1 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level).a;
-    let a2 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level).a;
-    let a3 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level).a;
-    let d0 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 0), h0.local, level), level).a;
-    let d1 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 1), h1.local, level), level).a;
-    let d2 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 2), h2.local, level), level).a;
-    let d3 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(corner(views.base, 3), h3.local, level), level).a;
-    let covers = vec4<f32>(
-        a0 * on_cell(h0.local, level),
-        a1 * on_cell(h1.local, level),
-        a2 * on_cell(h2.local, level),
-        a3 * on_cell(h3.local, level),
-    );
-    let weights = trusted(views.weights, h0, h1, h2, h3, level);
-    let coverage = voted_coverage(weights, covers);
-    if (coverage < impostor.layout.w || faded_out(in.fade, in.clip.xy)) {
+    let seen = read_views(in.view, in.point, -in.view);
+    if (impostor_discarded(seen, in.fade, in.clip.xy)) {
         discard;
     }
-    let w = weights * covers / dot(weights, covers);
     let r = impostor.sphere.w;
     // The light's projection is orthographic: its first row is 2 / the map's width,
     // in world units; the placement's uniform scale turns that into prop units.
     let light_row = vec3<f32>(camera.view_proj[0].x, camera.view_proj[1].x, camera.view_proj[2].x);
     let shadow_texel = 2.0 / (SHADOW_MAP_TEXELS * length(light_row) * length(in.model0.xyz));
     let bias = max(IMPOSTOR_SHADOW_BIAS * 2.0 * r / impostor.layout.y, shadow_texel);
-    let surface = (h0.point + h0.toward * (d0 * 2.0 - 1.0) * r) * w.x
-        + (h1.point + h1.toward * (d1 * 2.0 - 1.0) * r) * w.y
-        + (h2.point + h2.toward * (d2 * 2.0 - 1.0) * r) * w.z
-        + (h3.point + h3.toward * (d3 * 2.0 - 1.0) * r) * w.w
+    let surface = seen_point(seen, vec4<f32>(seen.n0.a, seen.n1.a, seen.n2.a, seen.n3.a))
         - in.view * bias;
     let model = mat4x4<f32>(in.model0, in.model1, in.model2, in.model3);
     let clip = camera.view_proj * model * vec4<f32>(surface, 1.0);

@@ -10,6 +10,7 @@ mod geometry;
 mod impostor;
 mod nodes;
 mod pipelines;
+mod sphere;
 mod upload;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,7 +102,7 @@ enum Drawn<'a> {
 
 impl Drawn<'_> {
     /// Its bounding sphere in prop space.
-    fn bounds(&self) -> cull::Sphere {
+    fn bounds(&self) -> sphere::Sphere {
         match self {
             Drawn::Mesh { part, .. } => part.bounds,
             Drawn::Impostor(impostor) => impostor.bounds,

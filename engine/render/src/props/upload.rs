@@ -14,9 +14,9 @@ use wgpu::{
     TextureDescriptor, TextureDimension, TextureFormat, TextureUsages, TextureViewDescriptor,
 };
 
-use super::cull::Sphere;
 use super::geometry::{AlphaMode, IndexWidth, PartGeometry, PixelFormat, TextureLevels};
 use super::pipelines::{PipelineKey, Pipelines};
+use super::sphere::Sphere;
 
 pub struct GpuLod {
     pub indices: Buffer,
