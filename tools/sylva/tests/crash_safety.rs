@@ -137,7 +137,10 @@ fn bakes_killed_at_random_moments_leave_whole_entries_and_the_next_bake_finishes
         .unwrap();
     assert!(output.status.success());
     let summary = String::from_utf8_lossy(&output.stdout);
-    let expected = format!("{} baked, {intact} current, 0 failed", props - intact);
+    let expected = format!(
+        "{} built, 0 fetched, {intact} current, 0 failed",
+        props - intact
+    );
     assert!(
         summary.contains(&expected),
         "expected `{expected}` in\n{summary}"

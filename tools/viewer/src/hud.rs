@@ -328,7 +328,48 @@ pub fn thousands(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use sylva_terrain::Landmark;
+
     use super::*;
+    use crate::workspace::tests::{fixture, stroke, wait_for_loads, Gate};
+
+    #[test]
+    fn a_hud_model_describes_the_workspace() {
+        let mut f = fixture(Gate::opened());
+        f.workspace.pick_preset_named("cliff_and_scree").unwrap();
+        stroke(&mut f.workspace, false, Landmark::Cliff.position(), 2);
+        wait_for_loads(&mut f.workspace);
+        let model = HudModel::build(
+            &f.workspace,
+            &FrameFigures {
+                draw: &Default::default(),
+                clock: &Default::default(),
+                camera: CameraMode::Orbit,
+                erase_mode: false,
+                lasso_mode: false,
+                watching: false,
+            },
+        );
+        assert!(
+            model.brush.starts_with("Cliff and Scree · paint"),
+            "{}",
+            model.brush
+        );
+        assert!(model.stroke[0].starts_with("placed "), "{:?}", model.stroke);
+        let active: Vec<&str> = model
+            .presets
+            .iter()
+            .filter(|p| p.active)
+            .map(|p| p.stem.as_str())
+            .collect();
+        assert_eq!(active, ["cliff_and_scree"]);
+        let manifest = sylva_testkit::kit_cache().read_manifest().unwrap();
+        for row in &model.props {
+            let (_, known) = manifest.prop(&row.id).unwrap();
+            assert_eq!(row.status, format!("r{}", known.revision), "{row:?}");
+        }
+        assert!(model.timing[0].contains("first stroke after a pick"));
+    }
 
     #[test]
     fn a_paint_stroke_lists_rejections_most_frequent_first() {

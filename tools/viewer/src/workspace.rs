@@ -934,4 +934,4 @@ fn session_relative(heightmap: &Path, session: &Path) -> String {
 mod fills;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -18,7 +18,7 @@ fn repo() -> PathBuf {
 
 /// Entries of the committed cache, whose loads wait until `open`; every call is
 /// counted.
-struct Gate {
+pub(crate) struct Gate {
     cache: CacheSource,
     open: Mutex<bool>,
     opened: Condvar,
@@ -35,7 +35,7 @@ impl Gate {
         })
     }
 
-    fn opened() -> Arc<Self> {
+    pub(crate) fn opened() -> Arc<Self> {
         let gate = Self::shut();
         gate.open();
         gate
@@ -63,9 +63,9 @@ impl PropSource for Gate {
     }
 }
 
-struct Fixture {
+pub(crate) struct Fixture {
     dir: tempfile::TempDir,
-    workspace: Workspace<World>,
+    pub(crate) workspace: Workspace<World>,
 }
 
 fn options(dir: &Path) -> WorkspaceOptions {
@@ -85,7 +85,7 @@ fn open(options: WorkspaceOptions, source: Arc<dyn PropSource>) -> Workspace<Wor
     Workspace::open(options, world, source).unwrap()
 }
 
-fn fixture(source: Arc<dyn PropSource>) -> Fixture {
+pub(crate) fn fixture(source: Arc<dyn PropSource>) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let workspace = open(options(dir.path()), source);
     Fixture { dir, workspace }
@@ -93,7 +93,7 @@ fn fixture(source: Arc<dyn PropSource>) -> Fixture {
 
 /// A stroke of `dabs` dabs eastwards from `at`, a third of the radius apart (the
 /// pointer goes a hair further each time, so rounding never drops a dab).
-fn stroke(workspace: &mut Workspace<World>, erase: bool, at: Vec2, dabs: usize) {
+pub(crate) fn stroke(workspace: &mut Workspace<World>, erase: bool, at: Vec2, dabs: usize) {
     workspace.begin_stroke(erase);
     let spacing = workspace.brush().radius / 3.0 * 1.001;
     for i in 0..dabs {
@@ -103,7 +103,7 @@ fn stroke(workspace: &mut Workspace<World>, erase: bool, at: Vec2, dabs: usize) 
 }
 
 /// Waits for every load in flight; returns how many props were installed.
-fn wait_for_loads(workspace: &mut Workspace<World>) -> usize {
+pub(crate) fn wait_for_loads(workspace: &mut Workspace<World>) -> usize {
     let mut installed = 0;
     for _ in 0..1000 {
         installed += workspace.poll_loads();
@@ -420,46 +420,6 @@ fn the_cursor_is_green_where_the_preset_fires_and_red_where_it_cannot() {
         .iter()
         .all(|m| m.tint == Tint::Erase));
     assert_eq!(f.workspace.raycast_micros().values().len(), 2);
-}
-
-#[test]
-fn a_hud_model_describes_the_workspace() {
-    use crate::camera::CameraMode;
-    use crate::hud::{FrameFigures, HudModel};
-    let mut f = fixture(Gate::opened());
-    f.workspace.pick_preset_named("cliff_and_scree").unwrap();
-    stroke(&mut f.workspace, false, Landmark::Cliff.position(), 2);
-    wait_for_loads(&mut f.workspace);
-    let model = HudModel::build(
-        &f.workspace,
-        &FrameFigures {
-            draw: &Default::default(),
-            clock: &Default::default(),
-            camera: CameraMode::Orbit,
-            erase_mode: false,
-            lasso_mode: false,
-            watching: false,
-        },
-    );
-    assert!(
-        model.brush.starts_with("Cliff and Scree · paint"),
-        "{}",
-        model.brush
-    );
-    assert!(model.stroke[0].starts_with("placed "), "{:?}", model.stroke);
-    let active: Vec<&str> = model
-        .presets
-        .iter()
-        .filter(|p| p.active)
-        .map(|p| p.stem.as_str())
-        .collect();
-    assert_eq!(active, ["cliff_and_scree"]);
-    let manifest = sylva_testkit::kit_cache().read_manifest().unwrap();
-    for row in &model.props {
-        let (_, known) = manifest.prop(&row.id).unwrap();
-        assert_eq!(row.status, format!("r{}", known.revision), "{row:?}");
-    }
-    assert!(model.timing[0].contains("first stroke after a pick"));
 }
 
 /// A copy of the repository's assets and bake cache, for tests that change files.
