@@ -6,6 +6,7 @@
 #   fuzz/run.sh                      every target, 1,000,000 executions each
 #   fuzz/run.sh 200000 session       one target, 200,000 executions
 #   fuzz/run.sh 0                    no fuzzing: run and minimise the corpus only
+#   FUZZ_SECONDS=300 fuzz/run.sh -1  every target for 5 minutes (scripts/fuzz)
 #
 # Works on the stable toolchain: cargo-fuzz's address sanitizer needs nightly, so the
 # targets build with `--sanitizer none` (Rust's own bounds checks and debug assertions
@@ -19,7 +20,7 @@ runs=${1:-1000000}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(gltf_import cache_entry preset session lockfile)
+    targets=(gltf_import cache_entry preset session lockfile catalog)
 fi
 
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -50,6 +51,7 @@ seed() {
 seed gltf_import "$repo"/assets/*/*.glb "$repo"/tests/data/gltf/*.gl* "$repo"/tests/data/broken/*.gl*
 seed preset "$repo"/presets/*.ron
 seed lockfile "$repo"/sylva.lock
+seed catalog "$repo"/assets/catalog.ron
 (
     cd "$repo"
     # The demo bakes the kit into cache/ (not committed) when it is missing.
@@ -67,7 +69,7 @@ for target in "${targets[@]}"; do
     echo "== $target: $runs executions"
     mkdir -p "artifacts/$target"
     fuzz run "$target" "corpus/$target" -- \
-        -runs="$runs" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -runs="$runs" ${FUZZ_SECONDS:+-max_total_time=$FUZZ_SECONDS} -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         2>&1 | tee "artifacts/$target/last-run.log" | grep -E '^(#[0-9]+ +DONE|Done|stat::|==|INFO: seed corpus)' || true
     if ! grep -q '^Done' "artifacts/$target/last-run.log"; then
         echo "$target did not finish; see fuzz/artifacts/$target/" >&2

@@ -6,12 +6,14 @@
 //! every committed corpus file through them in the normal test suite, so a fixed crash
 //! stays fixed without libFuzzer.
 
+mod catalog;
 mod entry;
 mod gltf;
 mod lock;
 mod preset;
 mod session;
 
+pub use catalog::catalog;
 pub use entry::cache_entry;
 pub use gltf::gltf_import;
 pub use lock::lockfile;
@@ -22,10 +24,11 @@ pub use session::session;
 pub type Check = fn(&[u8]);
 
 /// The fuzz targets by name (the folder names under `fuzz/corpus/`) and their checks.
-pub const TARGETS: [(&str, Check); 5] = [
+pub const TARGETS: [(&str, Check); 6] = [
     ("gltf_import", gltf_import),
     ("cache_entry", cache_entry),
     ("preset", preset),
     ("session", session),
     ("lockfile", lockfile),
+    ("catalog", catalog),
 ];

@@ -295,19 +295,6 @@ fn link(target: &Path, link: &Path) {
     std::os::unix::fs::symlink(target, link).unwrap();
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn every_readme_command_runs() {
     let readme_path = repo().join("README.md");
@@ -360,7 +347,7 @@ fn every_readme_command_runs() {
         &std::fs::canonicalize(cache.root()).unwrap(),
         &root.join("cache"),
     );
-    copy_dir(&repo().join("presets"), &root.join("presets"));
+    sylva_testkit::copy_dir(&repo().join("presets"), &root.join("presets"));
     std::fs::copy(repo().join("sylva.lock"), root.join("sylva.lock")).unwrap();
 
     let mut stood_in = Vec::new();

@@ -323,27 +323,14 @@ fn a_scripted_session_fills_the_view_and_a_lasso_and_a_cancelled_fill_leaves_no_
     );
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn a_prop_saved_while_the_viewer_watches_swaps_in_place() {
     let xvfb = Xvfb::start();
     let dir = temp_dir("hot-reload");
     for folder in ["assets", "presets"] {
-        copy_dir(&repo().join(folder), &dir.join(folder));
+        sylva_testkit::copy_dir(&repo().join(folder), &dir.join(folder));
     }
-    copy_dir(sylva_testkit::kit_cache().root(), &dir.join("cache"));
+    sylva_testkit::copy_dir(sylva_testkit::kit_cache().root(), &dir.join("cache"));
     let script = repo().join("tools/viewer/scripts/hot_reload.script");
     let mut viewer = Command::new(env!("CARGO_BIN_EXE_sylva"))
         .args(["view", "--watch", "--size", "640x360", "--script"])

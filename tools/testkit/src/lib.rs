@@ -4,10 +4,11 @@
 //!   cache is not committed (`sylva.lock` is), so the first test that needs it bakes
 //!   it, incrementally: a current cache costs one read of its entries.
 //! - [`nginx`]: a real nginx WebDAV server for the remote cache's tests.
+//! - [`copy_dir`]: a folder copied for a test that changes files.
 
 pub mod nginx;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use sylva_bake::{bake_folder, BakeOptions};
@@ -34,4 +35,18 @@ pub fn kit_cache() -> CacheDir {
         );
     });
     cache
+}
+
+/// Copies folder `from` to `to` (created), recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }

@@ -430,24 +430,11 @@ struct Sandbox {
     session: PathBuf,
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 fn sandbox() -> Sandbox {
     let dir = tempfile::tempdir().unwrap();
     let (assets, cache) = (dir.path().join("assets"), dir.path().join("cache"));
-    copy_dir(&repo().join("assets"), &assets);
-    copy_dir(sylva_testkit::kit_cache().root(), &cache);
+    sylva_testkit::copy_dir(&repo().join("assets"), &assets);
+    sylva_testkit::copy_dir(sylva_testkit::kit_cache().root(), &cache);
     Sandbox {
         session: dir.path().join("run.session.ron"),
         _dir: dir,
