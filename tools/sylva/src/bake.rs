@@ -1,28 +1,23 @@
 //! `sylva bake`: bring the cache up to date with the assets folder.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use sylva_bake::{
     bake_folder, AssetOutcome, BakeOptions, Borders, ChainStats, FolderReport, ImpostorSummary,
-    Shard, Sharing, Status,
+    Shard, Status,
 };
 
-use crate::folders::{lock_path, Folders, Remote};
+use crate::folders::{Folders, Shared};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     folders: Folders,
     #[command(flatten)]
-    remote: Remote,
-    /// The lockfile every whole bake writes [default: sylva.lock beside the assets
-    /// folder].
-    #[arg(long, value_name = "FILE")]
-    lock: Option<PathBuf>,
+    shared: Shared,
     /// Bake only share I of N of the assets (1 ≤ I ≤ N, split by path), for a CI
     /// matrix: nothing is removed and the lockfile is not written.
     #[arg(long, value_name = "I/N")]
@@ -41,15 +36,11 @@ pub fn run(args: Args) -> Result<()> {
         }
         let _ = std::io::stderr().flush();
     };
-    let remote = args.remote.open()?;
-    let lock = lock_path(&args.folders.assets, args.lock.as_deref());
+    let remote = args.shared.remote.open()?;
+    let lock = args.shared.lock_path(&args.folders.assets);
     let options = BakeOptions {
         progress: std::io::stderr().is_terminal().then_some(&progress as _),
-        sharing: Sharing {
-            remote: remote.as_ref().map(|r| r as _),
-            remote_write: args.remote.remote_write,
-            lock: Some(&lock),
-        },
+        sharing: args.shared.remote.sharing(&remote, Some(&lock)),
         shard: args.shard,
         ..BakeOptions::default()
     };

@@ -18,7 +18,7 @@ use sylva_terrain::{default_world, Landmark};
 
 use std::time::Instant;
 
-use sylva_bake::{bake_folder, BakeOptions, Sharing};
+use sylva_bake::{bake_folder, BakeOptions};
 use sylva_render::CameraView;
 
 use crate::folders::{Folders, Remote};
@@ -177,11 +177,7 @@ pub fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let remote = args.remote.open()?;
     let options = BakeOptions {
-        sharing: Sharing {
-            remote: remote.as_ref().map(|r| r as _),
-            remote_write: args.remote.remote_write,
-            lock: None,
-        },
+        sharing: args.remote.sharing(&remote, None),
         ..BakeOptions::default()
     };
     let baked = bake_folder(&args.folders.assets, &cache, &options)?;

@@ -45,7 +45,37 @@ pub struct Remote {
     pub remote_write: bool,
 }
 
+/// The options of `bake` and `watch`: the remote cache and the lockfile.
+#[derive(clap::Args)]
+pub struct Shared {
+    #[command(flatten)]
+    pub remote: Remote,
+    /// The lockfile a whole bake rewrites when it changes [default: sylva.lock beside
+    /// the assets folder].
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
+}
+
+impl Shared {
+    pub fn lock_path(&self, assets: &Path) -> PathBuf {
+        lock_path(assets, self.lock.as_deref())
+    }
+}
+
 impl Remote {
+    /// What a bake shares through: `store` (opened by [`Remote::open`]) and `lock`.
+    pub fn sharing<'a>(
+        &self,
+        store: &'a Option<RemoteStore>,
+        lock: Option<&'a Path>,
+    ) -> sylva_bake::Sharing<'a> {
+        sylva_bake::Sharing {
+            remote: store.as_ref().map(|r| r as _),
+            remote_write: self.remote_write,
+            lock,
+        }
+    }
+
     /// The remote store named by `--remote` or the environment, if any.
     pub fn open(&self) -> Result<Option<RemoteStore>> {
         let store = sylva_remote::open_configured(self.remote.as_deref())?;

@@ -1,25 +1,20 @@
 //! `sylva watch`: bake on every change to the assets folder until interrupted.
 
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Result;
-use sylva_bake::{watch, Sharing, WatchOptions};
+use sylva_bake::{watch, WatchOptions};
 
 use crate::bake::{self, print_changes};
-use crate::folders::{lock_path, Folders, Remote};
+use crate::folders::{Folders, Shared};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     folders: Folders,
     #[command(flatten)]
-    remote: Remote,
-    /// The lockfile each pass rewrites when it changes [default: sylva.lock beside the
-    /// assets folder].
-    #[arg(long, value_name = "FILE")]
-    lock: Option<PathBuf>,
+    shared: Shared,
     /// Bake this many milliseconds after the last change of a burst.
     #[arg(long, default_value_t = 200)]
     quiet_ms: u64,
@@ -31,13 +26,9 @@ pub fn run(args: Args) -> Result<()> {
         ..WatchOptions::default()
     };
     let never = AtomicBool::new(false);
-    let remote = args.remote.open()?;
-    let lock = lock_path(&args.folders.assets, args.lock.as_deref());
-    let sharing = Sharing {
-        remote: remote.as_ref().map(|r| r as _),
-        remote_write: args.remote.remote_write,
-        lock: Some(&lock),
-    };
+    let remote = args.shared.remote.open()?;
+    let lock = args.shared.lock_path(&args.folders.assets);
+    let sharing = args.shared.remote.sharing(&remote, Some(&lock));
     let cache = args.folders.cache_dir();
     println!(
         "watching {} (Ctrl-C to stop)",
