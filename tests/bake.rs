@@ -961,7 +961,7 @@ fn four_props_sharing_a_512_palette_make_at_most_one_and_a_half_megabytes_of_cac
         .write_image_data(&texels)
         .unwrap();
     fs::write(folder.join("palette.png"), png_bytes).unwrap();
-    // 30 to 472 triangles, like the kit in issue 13.
+    // 30 to 472 triangles, like a low-poly kit.
     for (stem, quads) in [("crate", 15), ("fence", 60), ("barrel", 120), ("cart", 236)] {
         palette_prop(&folder, stem, quads);
     }

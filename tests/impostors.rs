@@ -127,8 +127,7 @@ fn one_prop_per_category(cache: &CacheDir) -> Vec<String> {
 /// 1440- to 2530-line screen at sylva's 55°; the scree and the pebble are magnified
 /// further (31 and 93 pixels a metre), so that they have pixels to judge. Fixed here,
 /// not taken from the baked cell, so that a denser atlas is judged on the same screen
-/// instead of drawing its prop larger (4 is what the bake made until stop 28, so the
-/// figures before it compare).
+/// instead of drawing its prop larger.
 const FRAMING_TEXELS_PER_M: f32 = 4.0;
 
 /// The cell, in texels, of an atlas of [`FRAMING_TEXELS_PER_M`] for a sphere of
@@ -150,7 +149,7 @@ fn switch_distance() -> f32 {
 /// over the prop's pixels (shadows left out), pooled over the [`BEARINGS`]: frame by
 /// frame, each silhouette pixel the two disagree on weighing as much as dozens inside;
 /// and supersampled, the same frames averaged over 2 × 2 blocks (the switch distance
-/// on a 720- to 1270-line screen, 4 samples a pixel), which is issue 14's 28 dB:
+/// on a 720- to 1270-line screen, 4 samples a pixel), where the quality line is 28 dB:
 /// measured 22.1–29.0 dB and 28.3 (fir) – 34.0 dB. And over the shadows they cast on
 /// the ground round the prop: measured 22.0–33.8 dB where there are
 /// [`MEASURED_SHADOW_PIXELS`] (19.3 dB for the boulder and 19.7 for the bush while the

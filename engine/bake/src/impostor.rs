@@ -24,7 +24,7 @@
 //!   BC5 blobs, the normal's two channels in one and the depths in the other, would
 //!   halve that at −0.4 to +0.1 dB of the kit's quality with 64² tree cells, and keep
 //!   every kit category at 28.4 dB or more with 128² (measured through texpresso's BC5
-//!   and back; BENCHMARKS.md, stop 29); not taken yet, because lavapipe decodes block
+//!   and back); not taken, because lavapipe decodes block
 //!   textures per sample: the whole-world impostor frame took 1.18 s instead of
 //!   1.47 s (medians of four, dev build) with the albedo atlas alone uploaded as
 //!   RGBA8, and BC5 would put the 16 other atlas reads of a fragment through that

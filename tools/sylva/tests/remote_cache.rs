@@ -326,7 +326,7 @@ fn a_server_stopped_mid_download_leaves_nothing_partial() {
     let mut nginx = Nginx::start();
     let remote = format!("{}/c", nginx.url());
     Clone::of_three_props().bake(&["--remote", &remote, "--remote-write"], &[]);
-    // Served at 16 KB/s, the objects take seconds; the server stops 300 ms in.
+    // Served at 16 KB/s, the objects take seconds; the server is stopped after 300 ms.
     nginx.restart_with("limit_rate 16k;");
     let reader = Clone::of_three_props();
     let pid = nginx.pid().unwrap();
