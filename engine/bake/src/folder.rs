@@ -20,7 +20,7 @@ use sylva_mesh::{AlphaMode, Material};
 use thiserror::Error;
 
 use crate::asset::{bake_asset, AssetReport};
-use crate::key::{settings_hash, versions};
+use crate::key::{key_of, settings_hash, versions};
 use crate::settings::BakeSettings;
 use crate::shard::Shard;
 use crate::source::{read_source, source_files, AssetError};
@@ -487,7 +487,9 @@ fn bake_one(context: &Context<'_>, category: &str, prop: &Prop) -> Baked {
         Ok(source) => source,
         Err(error) => return failed(Status::Failed { error, key: None }),
     };
-    let key = source.key(&settings);
+    // Hashed once: the key is made of them, and the lockfile records them.
+    let (source_hash, settings_hash) = (source.source_hash(), settings_hash(&settings));
+    let key = key_of(source_hash, settings_hash);
     if context.options.known_failures.get(&prop.file) == Some(&key) {
         return failed(Status::StillFailing);
     }
@@ -505,8 +507,8 @@ fn bake_one(context: &Context<'_>, category: &str, prop: &Prop) -> Baked {
     };
     let locked = |files: &PropFiles| LockedAsset {
         prop: prop.id.to_string(),
-        source: source.source_hash(),
-        settings: settings_hash(&settings),
+        source: source_hash,
+        settings: settings_hash,
         key: key.into(),
         entry: LockedFile::of(&files.entry),
         textures: files.textures.iter().map(|t| LockedFile::of(t)).collect(),
