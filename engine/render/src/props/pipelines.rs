@@ -187,6 +187,7 @@ impl Pipelines {
             concat!(
                 include_str!("dither.wgsl"),
                 include_str!("frame.wgsl"),
+                include_str!("material.wgsl"),
                 include_str!("props.wgsl")
             ),
         );
@@ -211,6 +212,7 @@ impl Pipelines {
             "props shadow",
             concat!(
                 include_str!("dither.wgsl"),
+                include_str!("material.wgsl"),
                 include_str!("props_shadow.wgsl")
             ),
         );

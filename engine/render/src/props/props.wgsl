@@ -1,32 +1,8 @@
 // Instanced props in rend3's forward pass, shaded with rend3-routine's PBR model (its
 // BRDF, sun, shadow filter and ambient floor) so a prop and the same mesh drawn as a
 // rend3 object look alike. Group 0 is rend3-routine's forward uniform bind group
-// (frame.wgsl); group 1 is the part's material. Old WGSL dialect (naga 0.8).
-
-struct Material {
-    base_color: vec4<f32>;
-    // rgb; w unused.
-    emissive: vec4<f32>;
-    // metallic, perceptual roughness, normal scale, occlusion strength.
-    factors: vec4<f32>;
-    // alpha cutoff, 1 when there is a normal map, unused, unused.
-    flags: vec4<f32>;
-};
-
-[[group(1), binding(0)]]
-var<uniform> material: Material;
-[[group(1), binding(1)]]
-var base_color_texture: texture_2d<f32>;
-[[group(1), binding(2)]]
-var material_sampler: sampler;
-[[group(1), binding(3)]]
-var normal_texture: texture_2d<f32>;
-[[group(1), binding(4)]]
-var metallic_roughness_texture: texture_2d<f32>;
-[[group(1), binding(5)]]
-var occlusion_texture: texture_2d<f32>;
-[[group(1), binding(6)]]
-var emissive_texture: texture_2d<f32>;
+// (frame.wgsl); group 1 is the part's material (material.wgsl). Old WGSL dialect
+// (naga 0.8).
 
 struct VertexInput {
     [[location(0)]] position: vec3<f32>;
@@ -34,10 +10,6 @@ struct VertexInput {
     [[location(2)]] uv: vec2<f32>;
     [[location(3)]] tangent: vec4<f32>;
     [[location(4)]] color: vec4<f32>;
-    [[location(5)]] model0: vec4<f32>;
-    [[location(6)]] model1: vec4<f32>;
-    [[location(7)]] model2: vec4<f32>;
-    [[location(8)]] model3: vec4<f32>;
 };
 
 struct VertexOutput {
@@ -51,11 +23,11 @@ struct VertexOutput {
 };
 
 [[stage(vertex)]]
-fn vs_main(v: VertexInput) -> VertexOutput {
-    let model = placement(v.model0, v.model1, v.model2, v.model3);
+fn vs_main(v: VertexInput, instance: Instance) -> VertexOutput {
+    let model = instance_model(instance);
     let world = model * vec4<f32>(v.position, 1.0);
     var out: VertexOutput;
-    out.fade = v.model0.w;
+    out.fade = instance.model0.w;
     out.clip = frame.uniforms.view_proj * world;
     out.world = world.xyz;
     // Placements scale uniformly, so the model matrix itself carries normals and

@@ -1,5 +1,6 @@
 // Instanced props into a directional light's shadow map. Group 0 holds the light's
-// view-projection; group 1 the part's material (alpha-masked parts discard by it).
+// view-projection; group 1 the part's material (material.wgsl; alpha-masked parts
+// discard by it).
 
 struct ShadowCamera {
     view_proj: mat4x4<f32>;
@@ -7,34 +8,11 @@ struct ShadowCamera {
     toward_light: vec4<f32>;
 };
 
-struct Material {
-    base_color: vec4<f32>;
-    emissive: vec4<f32>;
-    factors: vec4<f32>;
-    // alpha cutoff, normal map flag, unused, unused.
-    flags: vec4<f32>;
-};
-
 [[group(0), binding(0)]]
 var<uniform> camera: ShadowCamera;
 
-[[group(1), binding(0)]]
-var<uniform> material: Material;
-[[group(1), binding(1)]]
-var base_color_texture: texture_2d<f32>;
-[[group(1), binding(2)]]
-var material_sampler: sampler;
-
-struct Instance {
-    [[location(5)]] model0: vec4<f32>;
-    [[location(6)]] model1: vec4<f32>;
-    [[location(7)]] model2: vec4<f32>;
-    [[location(8)]] model3: vec4<f32>;
-};
-
 fn shadow_clip(position: vec3<f32>, i: Instance) -> vec4<f32> {
-    let model = placement(i.model0, i.model1, i.model2, i.model3);
-    return camera.view_proj * model * vec4<f32>(position, 1.0);
+    return camera.view_proj * instance_model(i) * vec4<f32>(position, 1.0);
 }
 
 struct OpaqueOutput {
