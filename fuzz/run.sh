@@ -20,7 +20,7 @@ runs=${1:-1000000}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(gltf_import cache_entry preset session lockfile catalog)
+    targets=(gltf_import cache_entry preset session lockfile catalog export_round_trip)
 fi
 
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
@@ -64,6 +64,19 @@ seed catalog "$repo"/assets/catalog.ron
 )
 seed session "$journals"/*.session.ron
 seed cache_entry "$repo"/cache/*.sylva "$repo"/cache/*.sylvatex "$repo"/engine/cache/tests/data/*.sylva*
+# export_round_trip reads a placement count, that many (x, y, z, yaw, scale) f32
+# records, then a cache entry: two placements, one near the origin, one a cell away.
+mkdir -p corpus/export_round_trip
+for entry in "$repo"/cache/*.sylva; do
+    if [ "$(stat -c %s "$entry")" -le $max_len ]; then
+        {
+            printf '\x02'
+            printf '\x00\x00\x80\x3f\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x00\x00\x00\x80\x3f'
+            printf '\x00\x00\xc8\x42\x00\x00\x00\x00\x00\x00\x00\x40\x00\x00\x00\x3f\x00\x00\x00\x40'
+            cat "$entry"
+        } >"corpus/export_round_trip/seed-$(basename "$entry")"
+    fi
+done
 
 for target in "${targets[@]}"; do
     echo "== $target: $runs executions"

@@ -62,6 +62,8 @@ pub enum ExportError {
     },
     #[error("the export would be {bytes} bytes; a .glb holds at most 4 GiB")]
     TooLarge { bytes: u64 },
+    #[error("{prop}: part {part} has a vertex position that is not a finite number")]
+    NonFinitePosition { prop: String, part: String },
     #[error("cell size {value} is not a positive number of metres")]
     CellSize { value: f32 },
     #[error("encoding texture {texture} of {prop} as PNG: {reason}")]
@@ -383,8 +385,8 @@ impl Document {
             .parts
             .iter()
             .filter(|p| p.vertex_count > 0 && p.levels.iter().any(|l| l.index_count > 0))
-            .map(|part| self.part(part, &images))
-            .collect();
+            .map(|part| self.part(id, part, &images))
+            .collect::<Result<_, _>>()?;
         // Parts of a placement move between levels together, so sylva draws as many
         // levels as the part with the fewest has (`sylva_runtime::shape_of`); so does
         // the export.
@@ -419,7 +421,12 @@ impl Document {
         Ok(meshes)
     }
 
-    fn part(&mut self, part: &PartView<'_>, images: &[Option<Index<json::Image>>]) -> ExportedPart {
+    fn part(
+        &mut self,
+        id: &str,
+        part: &PartView<'_>,
+        images: &[Option<Index<json::Image>>],
+    ) -> Result<ExportedPart, ExportError> {
         // Mirror X of positions and normals: flipping the sign bit negates exactly.
         let mut vertices = part.vertex_bytes.to_vec();
         let mut bounds = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
@@ -431,6 +438,12 @@ impl Document {
             for axis in 0..3 {
                 let at = axis * 4;
                 let v = f32::from_le_bytes(vertex[at..at + 4].try_into().unwrap());
+                if !v.is_finite() {
+                    return Err(ExportError::NonFinitePosition {
+                        prop: id.to_owned(),
+                        part: part.name.to_owned(),
+                    });
+                }
                 bounds.0[axis] = bounds.0[axis].min(v);
                 bounds.1[axis] = bounds.1[axis].max(v);
             }
@@ -491,11 +504,11 @@ impl Document {
             })
             .collect();
         let material = self.material(&part.material, images);
-        ExportedPart {
+        Ok(ExportedPart {
             attributes,
             levels,
             material,
-        }
+        })
     }
 
     fn image(

@@ -444,3 +444,28 @@ fn an_empty_session_is_a_glb_with_an_empty_scene_and_no_binary_chunk() {
     );
     assert_eq!(root["scenes"][0]["name"], "sylva");
 }
+
+#[test]
+fn a_vertex_position_that_is_not_finite_is_refused_by_name() {
+    let files = two_part_prop("tree/a");
+    let mut asset = files.parse().unwrap().entry.to_baked();
+    asset.parts[1].vertices[0].position[2] = f32::INFINITY;
+    let files = PropFiles {
+        entry: encode(&asset).unwrap(),
+        ..files
+    };
+    let view = files.parse().unwrap();
+    let props = BTreeMap::from([("tree/a", view)]);
+    let placement = placement(1, "tree/a", Vec3::ZERO, 0.0, 1.0);
+    let error = write_glb(
+        &mut Vec::new(),
+        &props,
+        &[&placement],
+        ExportOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&error, ExportError::NonFinitePosition { prop, .. } if prop == "tree/a"),
+        "{error}"
+    );
+}

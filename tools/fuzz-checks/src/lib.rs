@@ -8,6 +8,7 @@
 
 mod catalog;
 mod entry;
+mod export;
 mod gltf;
 mod lock;
 mod preset;
@@ -15,6 +16,7 @@ mod session;
 
 pub use catalog::catalog;
 pub use entry::cache_entry;
+pub use export::export_round_trip;
 pub use gltf::gltf_import;
 pub use lock::lockfile;
 pub use preset::preset;
@@ -24,11 +26,12 @@ pub use session::session;
 pub type Check = fn(&[u8]);
 
 /// The fuzz targets by name (the folder names under `fuzz/corpus/`) and their checks.
-pub const TARGETS: [(&str, Check); 6] = [
+pub const TARGETS: [(&str, Check); 7] = [
     ("gltf_import", gltf_import),
     ("cache_entry", cache_entry),
     ("preset", preset),
     ("session", session),
     ("lockfile", lockfile),
     ("catalog", catalog),
+    ("export_round_trip", export_round_trip),
 ];

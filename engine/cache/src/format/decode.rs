@@ -186,10 +186,28 @@ impl<'a> Reader<'a> {
         self.array(what).map(f32::from_le_bytes)
     }
 
+    /// A number that must be finite (material factors: a NaN colour would draw wrong
+    /// silently, and cannot be written as glTF).
+    fn finite_f32(&mut self, what: &'static str) -> Result<f32, FormatError> {
+        let value = self.f32(what)?;
+        if !value.is_finite() {
+            return Err(malformed(what, format!("{value} is not a finite number")));
+        }
+        Ok(value)
+    }
+
     fn f32s<const N: usize>(&mut self, what: &'static str) -> Result<[f32; N], FormatError> {
         let mut out = [0.0; N];
         for v in &mut out {
             *v = self.f32(what)?;
+        }
+        Ok(out)
+    }
+
+    fn finite_f32s<const N: usize>(&mut self, what: &'static str) -> Result<[f32; N], FormatError> {
+        let mut out = [0.0; N];
+        for v in &mut out {
+            *v = self.finite_f32(what)?;
         }
         Ok(out)
     }
@@ -363,10 +381,10 @@ impl<'a> Reader<'a> {
 
     fn material(&mut self, texture_count: u32) -> Result<Material, FormatError> {
         let name = self.str("material name")?.to_owned();
-        let base_color_factor = self.f32s("base colour")?;
+        let base_color_factor = self.finite_f32s("base colour")?;
         let [metallic_factor, roughness_factor, normal_scale, occlusion_strength] =
-            self.f32s("material factors")?;
-        let emissive_factor = self.f32s("emissive factor")?;
+            self.finite_f32s("material factors")?;
+        let emissive_factor = self.finite_f32s("emissive factor")?;
         let mut material = Material {
             name,
             base_color_factor,
@@ -397,7 +415,7 @@ impl<'a> Reader<'a> {
             };
         }
         let mode = self.u8("alpha mode")?;
-        let cutoff = self.f32("alpha cutoff")?;
+        let cutoff = self.finite_f32("alpha cutoff")?;
         let alpha_mode = match mode {
             0 => AlphaMode::Opaque,
             1 => AlphaMode::Mask { cutoff },

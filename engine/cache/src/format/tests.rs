@@ -401,3 +401,17 @@ fn an_index_past_the_vertices_is_refused_when_encoding() {
     asset.parts[1].levels[0].indices = vec![0, 1, 3];
     assert!(matches!(encode(&asset), Err(FormatError::Malformed { .. })));
 }
+
+#[test]
+fn an_entry_recording_a_number_that_is_not_finite_is_refused() {
+    let mut asset = sample();
+    asset.parts[0].material.emissive_factor = [0.0, f32::NAN, 0.0];
+    let file = encode(&asset).unwrap();
+    assert!(matches!(
+        Entry::parse(&file),
+        Err(FormatError::Malformed {
+            what: "emissive factor",
+            ..
+        })
+    ));
+}
