@@ -757,13 +757,17 @@ impl Document {
                 extras: Default::default(),
             });
         }
-        let scene = self.root.push(json::Scene {
-            extensions: None,
-            extras: Default::default(),
-            name: Some("sylva".into()),
-            nodes: scene_nodes,
-        });
-        self.root.scene = Some(scene);
+        // An empty scene is valid glTF, but readers such as the gltf crate require its
+        // `nodes`: an export with nothing to show has no scene.
+        if !scene_nodes.is_empty() {
+            let scene = self.root.push(json::Scene {
+                extensions: None,
+                extras: Default::default(),
+                name: Some("sylva".into()),
+                nodes: scene_nodes,
+            });
+            self.root.scene = Some(scene);
+        }
         if instanced {
             self.root
                 .extensions_used
