@@ -13,7 +13,6 @@ mod common;
 
 use std::sync::Mutex;
 
-use common::baked_kit;
 use common::stage::{baked_prop, differs, flat_ground, save, side_by_side, Stage};
 use glam::{Mat4, Quat, Vec3};
 use sylva::bake::settings::default_impostor_settings;
@@ -214,39 +213,18 @@ struct Bearing {
     picture: RgbaImage,
 }
 
-/// Two levels of a prop (its coarsest mesh and its impostor, or two meshes), each in a
-/// plugin of its own with hard LOD switches, drawn from one bearing after another.
+/// A prop's coarsest mesh and its impostor, each in a plugin of its own with hard LOD
+/// switches, drawn from one bearing after another.
 type TwoLevels = [(PropsRenderer, PlacementRegistry); 2];
 
-/// Which two of a prop's levels a [`Comparison`] draws against each other.
-#[derive(Clone, Copy)]
-enum Levels {
-    /// The coarsest mesh and the impostor: what the test judges.
-    CoarsestMeshAndImpostor,
-    /// The two coarsest mesh levels (LOD 1 and LOD 2 of the kit's three): the yardstick,
-    /// how far apart two meshes of the same prop already are by the same measure.
-    TwoCoarsestMeshes,
-}
-
-impl Levels {
-    /// The finer and the coarser level of a prop of `lods` mesh levels (the impostor is
-    /// level `lods`).
-    fn of(self, lods: u8) -> [u8; 2] {
-        match self {
-            Levels::CoarsestMeshAndImpostor => [lods - 1, lods],
-            Levels::TwoCoarsestMeshes => [lods - 2, lods - 1],
-        }
-    }
-}
-
 impl Comparison {
-    /// `levels` of the prop in `files` drawn against each other, framed from its
-    /// impostor's sphere (so every comparison of a prop is on the same screen).
-    fn of(stage: &mut Stage, files: &PropFiles, levels: Levels) -> Self {
+    /// The coarsest mesh of the prop in `files` drawn against its impostor, framed
+    /// from the impostor's sphere.
+    fn of(stage: &mut Stage, files: &PropFiles) -> Self {
         let view = files.parse().unwrap();
         let impostor = view.entry.impostor().unwrap();
         let lods = shape_of(&view.entry).lods;
-        let mut drawn: TwoLevels = levels.of(lods).map(|level| {
+        let mut drawn: TwoLevels = [lods - 1, lods].map(|level| {
             let (mut props, registry) =
                 stage.plugin(files, &[Mat4::IDENTITY], level, TextureUpload::Native);
             props.set_lod_fades(LodController::default().fades().hard());
@@ -334,10 +312,9 @@ impl Comparison {
         }
     }
 
-    /// Prints the measures beside `yardstick`'s (the prop's two coarsest meshes drawn
-    /// the same way); returns whether they are judged, and the failure if they fall
-    /// short.
-    fn judge(&self, prop: &str, yardstick: &Comparison, guard: &Guard) -> (bool, Option<String>) {
+    /// Prints the measures; returns whether they are judged, and the failure if they
+    /// fall short.
+    fn judge(&self, prop: &str, guard: &Guard) -> (bool, Option<String>) {
         let Bearing {
             frame,
             supersampled,
@@ -350,10 +327,6 @@ impl Comparison {
         let silhouette_pixels = silhouette.pixels / BEARINGS as usize;
         let (frame, supersampled) = (frame.psnr(), supersampled.psnr());
         let (bearing, worst) = self.worst;
-        let (mesh_frame, mesh_supersampled) = (
-            yardstick.pooled.frame.psnr(),
-            yardstick.pooled.supersampled.psnr(),
-        );
         let shadow_pixels = shadow.pixels / BEARINGS as usize;
         let shadows = match shadow_pixels {
             0 => "no shadow on the ground".to_owned(),
@@ -366,8 +339,7 @@ impl Comparison {
             "{prop}: {frame:.1} dB over {pixels} pixels a bearing, {supersampled:.1} dB \
              supersampled (lowest {worst:.1} dB, from {bearing}°); {:.0} % of the frame's \
              squared error on the {silhouette_pixels} pixels a bearing only one draws; \
-             its two coarsest meshes against each other: {mesh_frame:.1} dB, \
-             {mesh_supersampled:.1} dB supersampled; {shadows}",
+             {shadows}",
             100.0 * silhouette_share,
         );
         if pixels < MEASURED_PIXELS {
@@ -391,24 +363,23 @@ impl Comparison {
     }
 }
 
-/// The prop in `files` as its coarsest mesh against its impostor, judged by `guard`
-/// beside its yardstick: the comparison, whether it is judged, and its failure.
+/// The prop in `files` as its coarsest mesh against its impostor, judged by `guard`:
+/// the comparison, whether it is judged, and its failure.
 fn compared_and_judged(
     stage: &mut Stage,
     files: &PropFiles,
     prop: &str,
     guard: &Guard,
 ) -> (Comparison, bool, Option<String>) {
-    let comparison = Comparison::of(stage, files, Levels::CoarsestMeshAndImpostor);
-    let yardstick = Comparison::of(stage, files, Levels::TwoCoarsestMeshes);
-    let (counted, failure) = comparison.judge(prop, &yardstick, guard);
+    let comparison = Comparison::of(stage, files);
+    let (counted, failure) = comparison.judge(prop, guard);
     (comparison, counted, failure)
 }
 
 #[test]
 fn every_kit_category_looks_alike_as_coarsest_mesh_and_as_impostor_at_the_switch_distance() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
-    let (_dir, cache) = baked_kit();
+    let cache = sylva_testkit::kit_cache();
     let props = one_prop_per_category(&cache);
     assert!(props.len() >= 12, "{props:?}");
     let mut stage = Stage::new(flat_ground(129, 4.0));
@@ -502,13 +473,13 @@ fn stacked(images: &[RgbaImage]) -> RgbaImage {
     }
 }
 
-/// A dolly away from `prop` through band edge `edge` (±10 m, a frame every 0.5 m) with
-/// the LOD controller evaluating every frame, with dithered transitions or hard
-/// switches: each frame beside its counterfactual, the same camera with the LOD state
-/// of the frame before (the levels before this frame's tick, and every fade's share at
-/// the previous frame's distance, by moving the edges 0.5 m out). What differs between
-/// the two is what the change of LOD state did to the picture, the camera's own motion
-/// excluded.
+/// A dolly away from `prop` through band edge `edge` (±6 m: the fade's ±4 m and a
+/// margin, a frame every 0.5 m) with the LOD controller evaluating every frame, with
+/// dithered transitions or hard switches: each frame beside its counterfactual, the
+/// same camera with the LOD state of the frame before (the levels before this frame's
+/// tick, and every fade's share at the previous frame's distance, by moving the edges
+/// 0.5 m out). What differs between the two is what the change of LOD state did to the
+/// picture, the camera's own motion excluded.
 fn dolly(stage: &mut Stage, prop: &PropFiles, edge: f32, dithered: bool) -> Vec<[RgbaImage; 2]> {
     let view = prop.parse().unwrap();
     let centre = Vec3::from(view.entry.impostor().unwrap().sphere.center);
@@ -534,7 +505,7 @@ fn dolly(stage: &mut Stage, prop: &PropFiles, edge: f32, dithered: bool) -> Vec<
     );
     let direction = Vec3::new(0.9, 0.3, -1.0).normalize();
     let camera_at = |step: usize| {
-        let eye = direction * (edge - 10.0 + STEP_M * step as f32);
+        let eye = direction * (edge - DOLLY_HALF_M + STEP_M * step as f32);
         let camera = CameraView {
             vfov: 20.0,
             ..CameraView::new(eye, centre)
@@ -545,7 +516,7 @@ fn dolly(stage: &mut Stage, prop: &PropFiles, edge: f32, dithered: bool) -> Vec<
     controller.tick(&mut registry, camera_at(0).0, 0.0);
     registry.drain_changes(&mut changes);
     props.sync(&registry, &changes);
-    (1..=40)
+    (1..=(2.0 * DOLLY_HALF_M / STEP_M) as usize)
         .map(|step| {
             let (eye, camera) = camera_at(step);
             props.set_lod_fades(before.clone());
@@ -564,6 +535,9 @@ fn dolly(stage: &mut Stage, prop: &PropFiles, edge: f32, dithered: bool) -> Vec<
 
 /// The dolly's frame step.
 const STEP_M: f32 = 0.5;
+
+/// How far the dolly starts before a band edge and ends past it.
+const DOLLY_HALF_M: f32 = 6.0;
 
 /// The largest frame-to-frame change (mean per channel, 0–255, over the frame) the LOD
 /// changes make in a dolly: each frame's difference from its counterfactual.
@@ -590,7 +564,7 @@ fn largest_pop(frames: &[[RgbaImage; 2]]) -> f64 {
 #[test]
 fn a_dolly_through_every_band_edge_pops_at_most_half_as_much_with_dithered_transitions() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
-    let (_dir, cache) = baked_kit();
+    let cache = sylva_testkit::kit_cache();
     let oak = prop_files(&cache, "broadleaf/oak_wide");
     let mut stage = Stage::new(flat_ground(129, 4.0));
     for edge in LodConfig::default().edges_m {

@@ -168,17 +168,13 @@ pub fn whole_world() -> sylva::world::World {
     world
 }
 
-/// The bundled props baked into a fresh cache folder (which lives as long as the
-/// returned directory).
+/// A fresh cache folder (which lives as long as the returned directory) holding the
+/// bundled props baked: a copy of the repository's `cache/`, which
+/// [`sylva_testkit::kit_cache`] bakes once and keeps up to date, so that a test may
+/// change its copy.
 pub fn baked_kit() -> (tempfile::TempDir, sylva::cache::CacheDir) {
     let dir = tempfile::tempdir().unwrap();
+    sylva_testkit::copy_dir(sylva_testkit::kit_cache().root(), dir.path());
     let cache = sylva::cache::CacheDir::new(dir.path());
-    let report = sylva::bake::bake_folder(
-        &repo().join("assets"),
-        &cache,
-        &sylva::bake::BakeOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(report.failed(), 0);
     (dir, cache)
 }

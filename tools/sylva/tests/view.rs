@@ -138,8 +138,10 @@ fn differing_share(a: &RgbaImage, b: &RgbaImage) -> f64 {
 }
 
 /// Plays `tools/viewer/scripts/NAME` in a 640×360 `sylva view` of the bundled assets and
-/// presets, run in `dir`; returns the run's JSON summary.
+/// presets, run in `dir` with a copy of the baked kit as its cache (the viewer's bake of
+/// a missing prop is `cache_source`'s test); returns the run's JSON summary.
 fn play_script(xvfb: &Xvfb, dir: &Path, name: &str) -> serde_json::Value {
+    sylva_testkit::copy_dir(sylva_testkit::kit_cache().root(), &dir.join("cache"));
     let assets = repo().join("assets");
     let presets = repo().join("presets");
     let script = repo().join("tools/viewer/scripts").join(name);
