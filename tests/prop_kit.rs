@@ -130,8 +130,15 @@ struct Loaded {
 
 fn load(path: &Path) -> Loaded {
     let bytes = std::fs::read(path).unwrap();
-    let (doc, buffers, images) =
-        gltf::import_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let glb = gltf::Gltf::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let blob = glb.blob.as_deref().expect("a GLB binary chunk");
+    let doc = glb.document;
+    assert_eq!(
+        doc.buffers().count(),
+        1,
+        "{}: one buffer, the GLB's",
+        path.display()
+    );
     let mut loaded = Loaded {
         primitives: Vec::new(),
         mesh_nodes: 0,
@@ -149,7 +156,7 @@ fn load(path: &Path) -> Loaded {
         loaded.mesh_nodes += 1;
         for primitive in mesh.primitives() {
             let name = format!("{}: mesh {}", path.display(), mesh.index());
-            let reader = primitive.reader(|b| Some(&buffers[b.index()]));
+            let reader = primitive.reader(|_| Some(blob));
             let positions: Vec<[f32; 3]> = reader.read_positions().expect(&name).collect();
             assert_eq!(reader.read_normals().expect(&name).count(), positions.len());
             assert_eq!(
@@ -184,8 +191,17 @@ fn load(path: &Path) -> Loaded {
             assert!((0.75..=0.95).contains(&pbr.roughness_factor()), "{name}");
             assert!(material.name().is_some(), "{name}: unnamed material");
             if let Some(info) = pbr.base_color_texture() {
-                let image = &images[info.texture().source().index()];
-                assert!(image.width > 0 && image.height > 0);
+                let gltf::image::Source::View { view, mime_type } =
+                    info.texture().source().source()
+                else {
+                    panic!("{name}: an image outside the GLB");
+                };
+                assert_eq!(mime_type, "image/png", "{name}");
+                let png = &blob[view.offset()..view.offset() + view.length()];
+                let header = png::Decoder::new(std::io::Cursor::new(png))
+                    .read_info()
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(header.info().width > 0 && header.info().height > 0);
                 loaded.alpha_masked_texture |= material.alpha_mode()
                     == gltf::material::AlphaMode::Mask
                     && material.double_sided();

@@ -1,16 +1,30 @@
 //! Decoding a texture's image (PNG, JPEG or WebP, the last for EXT_texture_webp) to
-//! RGBA8. The header is read first and
+//! RGBA8, each format with its maintained pure-Rust decoder (`png`, `zune-jpeg`,
+//! `image-webp`), the ones the `image` crate itself wraps. The header is read first and
 //! the decoded size charged to the import's allowance, so a small file declaring a huge
 //! image is refused before any pixel buffer exists.
 
-use image::{ImageFormat, ImageReader, Limits};
+use std::io::Cursor;
+
 use sylva_mesh::{Texture, TextureKind};
+use zune_core::bytestream::ZCursor;
+use zune_core::colorspace::ColorSpace;
+use zune_core::options::DecoderOptions;
 
 use crate::budget::Allowance;
 use crate::error::ImportError;
 
 /// Widest and tallest image accepted.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
+
+/// An image decoded to 8-bit channels, `channels` of them a pixel: grey, grey and
+/// alpha, RGB or RGBA.
+struct Decoded {
+    width: u32,
+    height: u32,
+    channels: usize,
+    pixels: Vec<u8>,
+}
 
 pub(crate) fn decode(
     bytes: &[u8],
@@ -22,40 +36,155 @@ pub(crate) fn decode(
         path: path.to_owned(),
         reason,
     };
-    let format = image::guess_format(bytes).map_err(|e| error(e.to_string()))?;
-    if !matches!(
-        format,
-        ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP
-    ) {
-        return Err(error(format!(
-            "{format:?} images are not supported, only PNG, JPEG and WebP"
-        )));
-    }
-    let reader = || {
-        let mut reader = ImageReader::with_format(std::io::Cursor::new(bytes), format);
-        reader.limits(limits());
-        reader
+    let mut charge = |width: u32, height: u32| {
+        if width == 0 || height == 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE {
+            return Err(error(format!(
+                "{width} × {height} pixels: sides of 1 to {MAX_IMAGE_SIDE} are accepted"
+            )));
+        }
+        pixel_bytes.charge(u64::from(width) * u64::from(height) * 4, path)
     };
-    let (width, height) = reader()
-        .into_dimensions()
-        .map_err(|e| error(e.to_string()))?;
-    pixel_bytes.charge(u64::from(width) * u64::from(height) * 4, path)?;
-    let rgba = reader()
-        .decode()
-        .map_err(|e| error(e.to_string()))?
-        .into_rgba8();
+    let mut decoding = Decoding {
+        charge: &mut charge,
+        error: &error,
+    };
+    let decoded = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        decode_png(bytes, &mut decoding)?
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        decode_jpeg(bytes, &mut decoding)?
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        decode_webp(bytes, &mut decoding)?
+    } else {
+        return Err(error(
+            "not a PNG, JPEG or WebP image (the formats glTF textures may use)".to_owned(),
+        ));
+    };
     Ok(Texture {
-        width: rgba.width(),
-        height: rgba.height(),
+        width: decoded.width,
+        height: decoded.height,
         kind,
-        rgba8: rgba.into_raw(),
+        rgba8: rgba8(&decoded),
     })
 }
 
-fn limits() -> Limits {
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_IMAGE_SIDE);
-    limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    limits.max_alloc = Some(4 * u64::from(MAX_IMAGE_SIDE) * u64::from(MAX_IMAGE_SIDE));
-    limits
+/// What a decoder is handed: the allowance's charge for an image of the given sides,
+/// and the error naming the image for a decoder's reason.
+struct Decoding<'a> {
+    charge: &'a mut dyn FnMut(u32, u32) -> Result<(), ImportError>,
+    error: &'a dyn Fn(String) -> ImportError,
+}
+
+impl Decoding<'_> {
+    fn failed(&self, reason: impl std::fmt::Display) -> ImportError {
+        (self.error)(reason.to_string())
+    }
+}
+
+/// PNG of any colour type and depth: palettes, low depths and `tRNS` expanded, 16-bit
+/// channels rounded to 8.
+fn decode_png(bytes: &[u8], decoding: &mut Decoding) -> Result<Decoded, ImportError> {
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    decoder.set_limits(png::Limits {
+        bytes: max_decoded_bytes(),
+    });
+    let mut reader = decoder.read_info().map_err(|e| decoding.failed(e))?;
+    let (width, height) = (reader.info().width, reader.info().height);
+    (decoding.charge)(width, height)?;
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| decoding.failed("the image's size overflows"))?;
+    let mut buffer = vec![0; size];
+    let frame = reader
+        .next_frame(&mut buffer)
+        .map_err(|e| decoding.failed(e))?;
+    buffer.truncate(frame.buffer_size());
+    let channels = frame.color_type.samples();
+    let pixels = match frame.bit_depth {
+        png::BitDepth::Sixteen => buffer
+            .chunks_exact(2)
+            .map(|be| eight_bits(u16::from_be_bytes([be[0], be[1]])))
+            .collect(),
+        _ => buffer,
+    };
+    Ok(Decoded {
+        width,
+        height,
+        channels,
+        pixels,
+    })
+}
+
+/// A 16-bit channel to the nearest 8-bit value.
+fn eight_bits(value: u16) -> u8 {
+    ((u32::from(value) + 128) / 257) as u8
+}
+
+/// Baseline and progressive JPEG, grey or colour (YCbCr and CMYK converted to RGB).
+fn decode_jpeg(bytes: &[u8], decoding: &mut Decoding) -> Result<Decoded, ImportError> {
+    let options = DecoderOptions::default()
+        .set_strict_mode(false)
+        .set_max_width(MAX_IMAGE_SIDE as usize)
+        .set_max_height(MAX_IMAGE_SIDE as usize);
+    let mut decoder = zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options);
+    decoder.decode_headers().map_err(|e| decoding.failed(e))?;
+    let info = decoder.info().expect("the headers are decoded");
+    (decoding.charge)(u32::from(info.width), u32::from(info.height))?;
+    let colour = match decoder.input_colorspace().expect("the headers are decoded") {
+        ColorSpace::Luma => ColorSpace::Luma,
+        _ => ColorSpace::RGB,
+    };
+    decoder.set_options(options.jpeg_set_out_colorspace(colour));
+    let pixels = decoder.decode().map_err(|e| decoding.failed(e))?;
+    Ok(Decoded {
+        width: u32::from(info.width),
+        height: u32::from(info.height),
+        channels: colour.num_components(),
+        pixels,
+    })
+}
+
+/// Lossy and lossless WebP; of an animation, the first frame.
+fn decode_webp(bytes: &[u8], decoding: &mut Decoding) -> Result<Decoded, ImportError> {
+    let mut decoder =
+        image_webp::WebPDecoder::new(Cursor::new(bytes)).map_err(|e| decoding.failed(e))?;
+    decoder.set_memory_limit(max_decoded_bytes());
+    let (width, height) = decoder.dimensions();
+    (decoding.charge)(width, height)?;
+    let size = decoder
+        .output_buffer_size()
+        .ok_or_else(|| decoding.failed("the image's size overflows"))?;
+    let mut pixels = vec![0; size];
+    decoder
+        .read_image(&mut pixels)
+        .map_err(|e| decoding.failed(e))?;
+    Ok(Decoded {
+        width,
+        height,
+        channels: if decoder.has_alpha() { 4 } else { 3 },
+        pixels,
+    })
+}
+
+/// The most bytes a decoder may allocate: an RGBA image of the largest accepted sides.
+fn max_decoded_bytes() -> usize {
+    4 * MAX_IMAGE_SIDE as usize * MAX_IMAGE_SIDE as usize
+}
+
+/// `decoded`'s pixels as RGBA8: grey spread over RGB, opaque where there is no alpha.
+fn rgba8(decoded: &Decoded) -> Vec<u8> {
+    let pixel = |p: &[u8]| -> [u8; 4] {
+        match *p {
+            [y] => [y, y, y, 255],
+            [y, a] => [y, y, y, a],
+            [r, g, b] => [r, g, b, 255],
+            [r, g, b, a] => [r, g, b, a],
+            _ => unreachable!("a pixel has 1 to 4 channels"),
+        }
+    };
+    decoded
+        .pixels
+        .chunks_exact(decoded.channels)
+        .flat_map(pixel)
+        .collect()
 }

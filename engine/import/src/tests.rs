@@ -411,13 +411,10 @@ fn external_buffers_are_read_through_the_resolver_and_escapes_refused() {
 
 #[test]
 fn materials_carry_alpha_mask_sides_texture_and_wrap_modes() {
-    let mut png = Vec::new();
-    let image = image::RgbaImage::from_fn(2, 2, |x, y| {
-        image::Rgba([x as u8 * 255, y as u8 * 255, 0, 128])
-    });
-    image
-        .write_to(&mut io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .unwrap();
+    let texels: Vec<u8> = (0..4u8)
+        .flat_map(|i| [(i % 2) * 255, (i / 2) * 255, 0, 128])
+        .collect();
+    let png = png_of(2, 2, &texels);
     let mut doc = Doc::default();
     let position = doc.floats(&TRIANGLE, "VEC3", 3);
     let uv = doc.floats(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0], "VEC2", 2);
@@ -620,12 +617,12 @@ fn a_stream_outside_its_buffer_is_refused() {
 #[test]
 fn a_webp_base_colour_texture_decodes_and_a_webp_bomb_is_refused_from_its_header() {
     let mut webp = Vec::new();
-    image::codecs::webp::WebPEncoder::new_lossless(&mut webp)
+    image_webp::WebPEncoder::new(&mut webp)
         .encode(
             &[10, 20, 30, 255].repeat(4),
             2,
             2,
-            image::ExtendedColorType::Rgba8,
+            image_webp::ColorType::Rgba8,
         )
         .unwrap();
     let textured = |image: &[u8]| {
@@ -666,10 +663,18 @@ fn a_webp_base_colour_texture_decodes_and_a_webp_bomb_is_refused_from_its_header
 }
 
 fn png_bytes(width: u32, height: u32, texel: [u8; 4]) -> Vec<u8> {
+    png_of(width, height, &texel.repeat((width * height) as usize))
+}
+
+/// An RGBA8 PNG of `texels`.
+fn png_of(width: u32, height: u32, texels: &[u8]) -> Vec<u8> {
     let mut png = Vec::new();
-    image::RgbaImage::from_pixel(width, height, image::Rgba(texel))
-        .write_to(&mut io::Cursor::new(&mut png), image::ImageFormat::Png)
-        .unwrap();
+    let mut encoder = png::Encoder::new(&mut png, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(texels).unwrap();
+    writer.finish().unwrap();
     png
 }
 

@@ -252,9 +252,11 @@ fn hostile_files() -> Vec<Hostile> {
     ];
     // Many images decoding one real, highly compressible 1024² PNG from one view.
     let mut solid = Vec::new();
-    image::RgbaImage::new(1024, 1024)
-        .write_to(&mut io::Cursor::new(&mut solid), image::ImageFormat::Png)
-        .unwrap();
+    let mut encoder = png::Encoder::new(&mut solid, 1024, 1024);
+    encoder.set_color(png::ColorType::Rgba);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(&vec![0; 1024 * 1024 * 4]).unwrap();
+    writer.finish().unwrap();
     let images = vec![r#"{"bufferView":1,"mimeType":"image/png"}"#; 64].join(",");
     let materials: Vec<String> = (0..64)
         .map(|i| format!(r#"{{"pbrMetallicRoughness":{{"baseColorTexture":{{"index":{i}}}}}}}"#))
