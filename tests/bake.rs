@@ -1,7 +1,7 @@
 //! The folder bake end to end: incremental, deterministic, self-healing, checkable,
 //! and readable by the runtime through the manifest.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

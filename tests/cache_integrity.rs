@@ -2,8 +2,6 @@
 //! any single byte is refused (the CRC guarantees the body; the header's fields are
 //! each checked exactly), as meshoptimizer's codec tests hold its encoders to.
 
-mod common;
-
 use sylva::cache::{Entry, FormatError, TextureId, TextureView};
 
 /// The baked entry of kit prop `id`.

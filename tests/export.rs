@@ -3,7 +3,7 @@
 //! matrices, converted back to sylva's left-handed frame, are the session's placement
 //! transforms.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

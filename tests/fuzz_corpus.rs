@@ -3,7 +3,7 @@
 //! that once crashed stay fixed, and the loaders keep handling every shape of input
 //! the fuzzer found. `fuzz/run.sh` grows and minimises the corpus.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::time::Instant;

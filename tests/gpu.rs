@@ -1,13 +1,11 @@
 //! Frames on a real Vulkan driver (lavapipe where there is no GPU). Without an adapter
 //! these tests fail, naming the package to install; they never skip.
 //!
-//! Golden images live in `tests/golden/`; `SYLVA_BLESS=1 cargo test --test gpu`
-//! rewrites them. A failing comparison leaves the frame and a diff picture in
+//! Golden images live in `tests/golden/`;
+//! `SYLVA_BLESS=1 cargo test --test end_to_end gpu::` rewrites them. A failing comparison leaves the frame and a diff picture in
 //! `target/gpu-test-output/`.
 
-mod common;
-
-use std::sync::Mutex;
+use crate::common;
 
 use glam::{Vec2, Vec3};
 use sylva::bake::{bake_folder, BakeOptions};
@@ -19,8 +17,7 @@ use sylva::scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
 use sylva::terrain::{default_world, Landmark, Terrain};
 use sylva::world::World;
 
-/// One lavapipe device at a time: frames are CPU-bound and memory-hungry.
-static GPU: Mutex<()> = Mutex::new(());
+use common::GPU;
 
 const SIZE: (u32, u32) = (320, 180);
 

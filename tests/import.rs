@@ -1,6 +1,6 @@
 //! Importing real glTF files written by others, and refusing broken ones clearly.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io;

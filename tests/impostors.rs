@@ -9,9 +9,7 @@
 //!
 //! Pictures are left in `target/gpu-test-output/`.
 
-mod common;
-
-use std::sync::Mutex;
+use crate::common;
 
 use common::stage::{baked_prop, differs, flat_ground, save, side_by_side, Stage};
 use glam::{Mat4, Quat, Vec3};
@@ -23,8 +21,7 @@ use sylva::render::props::{PropsRenderer, TextureUpload};
 use sylva::render::{CameraView, RgbaImage};
 use sylva::runtime::shape_of;
 
-/// One lavapipe device at a time: frames are CPU-bound and memory-hungry.
-static GPU: Mutex<()> = Mutex::new(());
+use common::GPU;
 
 fn prop_files(cache: &CacheDir, prop: &str) -> PropFiles {
     let manifest = cache.read_manifest().unwrap();

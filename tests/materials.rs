@@ -9,13 +9,11 @@
 //!
 //! Pictures of each comparison are left in `target/gpu-test-output/`.
 
-mod common;
+use crate::common;
 
 use common::stage::{
     baked_prop, flat_ground, mean_difference_over_prop, save, side_by_side, Stage,
 };
-
-use std::sync::Mutex;
 
 use glam::{Mat4, Vec3};
 use sylva::bake::texture::{bake_texture, TextureSettings};
@@ -28,8 +26,7 @@ use sylva::render::reference::ObjectPart;
 use sylva::render::{CameraView, RgbaImage};
 use sylva::runtime::geometry_of;
 
-/// One lavapipe device at a time: frames are CPU-bound and memory-hungry.
-static GPU: Mutex<()> = Mutex::new(());
+use common::GPU;
 
 const SIZE: (u32, u32) = (320, 240);
 

@@ -1,6 +1,6 @@
 //! The shipped presets and their schema.
 
-mod common;
+use crate::common;
 
 use sylva::scatter::{preset_schema, Preset, PresetError};
 

@@ -2,7 +2,7 @@
 //! `sylva-propgen` generates, loadable with the `gltf` crate, sized and budgeted for
 //! its category, and resolved by the catalog.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The brush on the default world with the shipped presets and props: the brief's
 //! acceptance figures.
 
-mod common;
+use crate::common;
 
 use glam::Vec2;
 use proptest::prelude::*;

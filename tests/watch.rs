@@ -1,7 +1,7 @@
 //! `watch` on a temporary folder: drops, edits, atomic saves, renames, deletes, bursts
 //! and broken files. Each test polls for the expected state with a generous timeout.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

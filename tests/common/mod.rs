@@ -1,7 +1,8 @@
 //! Shared set-up for the end-to-end tests: the repository's own assets and presets.
-#![allow(dead_code)] // Each test binary uses a different part of this module.
+#![allow(dead_code)] // The benches include this module and use a part of it each.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 pub mod golden;
 pub mod heightmap;
@@ -11,6 +12,10 @@ pub mod stage;
 use sylva::catalog::folder::read_snapshot;
 use sylva::catalog::{Catalog, CatalogSnapshot};
 use sylva::scatter::Preset;
+
+/// One lavapipe device at a time: frames are CPU-bound and memory-hungry, and the other
+/// tests run beside them.
+pub static GPU: Mutex<()> = Mutex::new(());
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
