@@ -188,3 +188,150 @@ fn rgba8(decoded: &Decoded) -> Vec<u8> {
         .flat_map(pixel)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 16 × 8 baseline and progressive JPEGs of one gradient, and an 8 × 8 grey one
+    /// (written by Pillow at quality 95).
+    const COLOUR_JPEG: &[u8] = include_bytes!("../tests/data/colour.jpg");
+    const PROGRESSIVE_JPEG: &[u8] = include_bytes!("../tests/data/progressive.jpg");
+    const GREY_JPEG: &[u8] = include_bytes!("../tests/data/grey.jpg");
+
+    fn decoded(bytes: &[u8]) -> Result<Texture, ImportError> {
+        let mut allowance = Allowance::pixel_bytes(1 << 20);
+        decode(bytes, TextureKind::Color, "image", &mut allowance)
+    }
+
+    fn texel(texture: &Texture, x: u32, y: u32) -> [u8; 4] {
+        let at = ((y * texture.width + x) * 4) as usize;
+        texture.rgba8[at..at + 4].try_into().unwrap()
+    }
+
+    fn png(
+        width: u32,
+        height: u32,
+        colour: png::ColorType,
+        depth: png::BitDepth,
+        data: &[u8],
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut encoder = png::Encoder::new(&mut out, width, height);
+        encoder.set_color(colour);
+        encoder.set_depth(depth);
+        let mut writer = encoder.write_header().unwrap();
+        writer.write_image_data(data).unwrap();
+        writer.finish().unwrap();
+        out
+    }
+
+    #[test]
+    fn jpegs_decode_to_opaque_rgba_grey_spread_over_rgb() {
+        for bytes in [COLOUR_JPEG, PROGRESSIVE_JPEG] {
+            let texture = decoded(bytes).unwrap();
+            assert_eq!((texture.width, texture.height), (16, 8));
+            // Pillow reads (77, 96, 126) at (5, 3): the gradient (80, 96, 128) through
+            // chroma subsampling.
+            let [r, g, b, a] = texel(&texture, 5, 3);
+            for (got, want) in [(r, 77), (g, 96), (b, 126)] {
+                assert!(got.abs_diff(want) <= 2, "{:?}", [r, g, b]);
+            }
+            assert_eq!(a, 255);
+        }
+        let grey = decoded(GREY_JPEG).unwrap();
+        let [r, g, b, a] = texel(&grey, 5, 3);
+        assert!(
+            r == g && g == b && r.abs_diff(160) <= 2 && a == 255,
+            "{:?}",
+            [r, g, b, a]
+        );
+    }
+
+    #[test]
+    fn pngs_of_every_colour_type_decode_to_rgba8() {
+        use png::{BitDepth, ColorType};
+        let cases: [(ColorType, BitDepth, Vec<u8>, [u8; 4]); 4] = [
+            (
+                ColorType::Grayscale,
+                BitDepth::Eight,
+                vec![200],
+                [200, 200, 200, 255],
+            ),
+            (
+                ColorType::GrayscaleAlpha,
+                BitDepth::Eight,
+                vec![10, 20],
+                [10, 10, 10, 20],
+            ),
+            (
+                ColorType::Rgb,
+                BitDepth::Eight,
+                vec![1, 2, 3],
+                [1, 2, 3, 255],
+            ),
+            // 16-bit channels round to the nearest 8-bit value: 0x8080 is 128, 0x017f is 1.
+            (
+                ColorType::Rgba,
+                BitDepth::Sixteen,
+                vec![0x80, 0x80, 0x01, 0x7f, 0xff, 0xff, 0, 0],
+                [128, 1, 255, 0],
+            ),
+        ];
+        for (colour, depth, data, want) in cases {
+            let texture = decoded(&png(1, 1, colour, depth, &data)).unwrap();
+            assert_eq!(texel(&texture, 0, 0), want, "{colour:?} {depth:?}");
+        }
+    }
+
+    #[test]
+    fn every_prefix_and_flipped_byte_of_an_image_is_an_error_or_an_image() {
+        let mut webp = Vec::new();
+        image_webp::WebPEncoder::new(&mut webp)
+            .encode(
+                &[9, 8, 7, 255].repeat(4),
+                2,
+                2,
+                image_webp::ColorType::Rgba8,
+            )
+            .unwrap();
+        let png = png(
+            2,
+            1,
+            png::ColorType::Rgb,
+            png::BitDepth::Eight,
+            &[1, 2, 3, 4, 5, 6],
+        );
+        for bytes in [COLOUR_JPEG, PROGRESSIVE_JPEG, &png, &webp] {
+            assert!(decoded(bytes).is_ok());
+            for end in 0..bytes.len() {
+                let _ = decoded(&bytes[..end]);
+            }
+            for at in 0..bytes.len() {
+                let mut flipped = bytes.to_vec();
+                flipped[at] ^= 0x5a;
+                if let Ok(texture) = decoded(&flipped) {
+                    assert_eq!(
+                        texture.rgba8.len(),
+                        (texture.width * texture.height * 4) as usize
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn other_formats_and_oversized_sides_are_refused_by_name() {
+        let err = decoded(b"GIF89a....").unwrap_err().to_string();
+        assert!(err.contains("not a PNG, JPEG or WebP image"), "{err}");
+        let wide = png(
+            MAX_IMAGE_SIDE + 1,
+            1,
+            png::ColorType::Grayscale,
+            png::BitDepth::Eight,
+            &vec![0; MAX_IMAGE_SIDE as usize + 1],
+        );
+        let err = decoded(&wide).unwrap_err().to_string();
+        assert!(err.contains("sides of 1 to 8192"), "{err}");
+    }
+}
