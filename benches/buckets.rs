@@ -158,7 +158,7 @@ fn lod_moves(c: &mut Criterion) {
         let mut target = 0;
         b.iter(|| {
             target = 1 - target;
-            let stats = registry.relevel(|_, _| target);
+            let stats = registry.relevel(|_, _, _| target);
             assert_eq!(stats.moved, MOVE_PLACEMENTS);
         });
     });

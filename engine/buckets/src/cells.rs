@@ -1,7 +1,9 @@
-//! The placement table's rows grouped in square cells of the ground plane, each holding
-//! its members' positions side by side and bounds on their positions and levels, so a
-//! distance relevel can prove a whole cell keeps its levels from two distances and a
-//! table look-up, and stream only the positions of the cells it cannot prove.
+//! The placement table's rows grouped by prop and scale class in square cells of the
+//! ground plane, each holding its members' positions and scales side by side and bounds
+//! on their positions, scales and levels, so a distance relevel can prove a whole cell
+//! keeps its levels from two distances and the squared-distance range the rule keeps
+//! those levels over, and stream only the positions of the cells it cannot prove. One prop and a narrow range of
+//! scales per cell keep that range as wide as the prop's own switch distances allow.
 //!
 //! A full pass checks every cell. It also notes which cells it could prove for every
 //! camera within [`REACH_M`] of its own (by the triangle inequality, such a camera is
@@ -12,20 +14,23 @@
 //!
 //! Invariants, kept by [`PlacementCells::push`], [`PlacementCells::swap_remove`] and
 //! [`PlacementCells::note_level`] (the table calls them for every row it writes):
-//! - a row is a member of exactly the cell its `(x, z)` falls in;
-//! - a cell's box holds every member's position and its level mask has every member's
-//!   level bit. Both may be wider than needed (removals do not shrink them); a relevel
-//!   that tests a cell's members tightens them;
+//! - a row is a member of exactly the cell of its prop and scale class that its `(x, z)`
+//!   falls in;
+//! - a cell's box holds every member's position, its scale range every member's scale
+//!   and its level mask has every member's level bit. They may be wider than needed
+//!   (removals do not shrink them); a relevel that tests a cell's members tightens them;
+//! - a cell's cached kept range, when set, is the rule's for its current bounds at the
+//!   last full pass's rule revision;
 //! - a cell not watched has had the same or narrower bounds since the last full pass,
 //!   which proved them inside its levels' kept ranges for every camera within
-//!   [`REACH_M`] of that pass's, by the same rule.
+//!   [`REACH_M`] of that pass's, by the same rule revision.
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
 use glam::{DVec3, Vec3};
 
-use crate::MAX_LODS;
+use crate::{PropKey, CULLED_LEVEL};
 
 /// Side of a cell, in metres (Godot's Terrain3D groups instances in cells of 32 m too).
 /// A cell straddling a band's hysteresis margin is tested whole, so smaller cells test
@@ -33,50 +38,134 @@ use crate::MAX_LODS;
 /// (0.06–0.4 per m²) a cell holds 60–400 placements.
 pub(crate) const CELL_M: f32 = 32.0;
 
+/// Scale classes per doubling of scale: a cell holds placements whose scales differ by
+/// less than `2^(1/4)`, so the scaled switch distances of its members spread by less
+/// than 19 % and a cell straddles a switch over a narrow band of distances.
+const SCALE_CLASSES_PER_OCTAVE: f32 = 4.0;
+
+fn scale_class(scale: f32) -> i32 {
+    // `as` saturates (and maps NaN to 0): odd scales share an end class, still bounded.
+    (scale.log2() * SCALE_CLASSES_PER_OCTAVE).floor() as i32
+}
+
 /// How far the camera may move from a full pass's before the next full pass. Farther
 /// means fewer full passes but more cells watched in between (those within this of a
 /// band's margin).
 pub(crate) const REACH_M: f64 = 32.0;
 
+/// What a distance rule knows of a placement besides its distance and level: its prop,
+/// and its scale (the longest axis of its transform, as [`scale_of`] measures it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Member {
+    pub prop: PropKey,
+    pub scale: f32,
+}
+
+/// A transform's scale as the LOD rules and the renderer's culling see it: the length of
+/// its longest axis.
+pub fn scale_of(transform: &glam::Mat4) -> f32 {
+    transform
+        .x_axis
+        .truncate()
+        .length()
+        .max(transform.y_axis.truncate().length())
+        .max(transform.z_axis.truncate().length())
+}
+
 /// How a placement's level follows its squared distance from the camera, for
 /// [`crate::PlacementRegistry::relevel_by_distance`].
 pub trait DistanceLevels {
-    /// The level a placement at `level`, `distance_sq` (squared metres) from the camera,
-    /// goes to; `level` itself to stay.
-    fn next_level(&self, level: u8, distance_sq: f32) -> u8;
+    /// The level `member`, now at `level` and `distance_sq` (squared metres) from the
+    /// camera, goes to; `level` itself to stay. [`CULLED_LEVEL`] takes it out of the
+    /// buckets.
+    fn next_level(&self, member: Member, level: u8, distance_sq: f32) -> u8;
 
-    /// Squared distances over which a placement at `level` stays there: `next_level(level,
-    /// d)` returns `level` for every `d` in the range. It may be narrower than the truth
-    /// (empty for a level that is always re-banded), never wider: the registry skips the
-    /// placements it proves inside it.
-    fn keeps_level(&self, level: u8) -> RangeInclusive<f32>;
+    /// Squared distances over which `member` at `level` stays there: `next_level(member,
+    /// level, d)` returns `level` for every `d` in the range. It may be narrower than the
+    /// truth (empty for a level that is always re-banded), never wider: the registry
+    /// skips the placements it proves inside it. Neither end may decrease as
+    /// `member.scale` grows (a larger placement switches no nearer): the registry bounds a
+    /// cell's members by its smallest and largest scale.
+    fn keeps_level(&self, member: Member, level: u8) -> RangeInclusive<f32>;
+
+    /// A number that changes whenever any answer of the rule may have changed (a prop's
+    /// switch distances, the viewport): proofs made under another revision are dropped.
+    fn revision(&self) -> u64;
 }
 
 #[derive(Debug, Clone)]
 struct Cell {
+    /// The prop of every member.
+    prop: PropKey,
     /// Placement rows in this cell, in no particular order.
     members: Vec<u32>,
     /// The members' positions (placement origins), in the order of `members`: the one
     /// copy of them, so the relevel reads a cell's positions contiguously.
     positions: Vec<Vec3>,
+    /// The members' scales, in the order of `members`.
+    scales: Vec<f32>,
     min: Vec3,
     max: Vec3,
+    min_scale: f32,
+    max_scale: f32,
     /// Bit `l` set when a member may be at level `l`.
-    levels: u8,
+    levels: u16,
+    /// The squared distances over which every member stays at its level, for the bounds
+    /// above; `None` until computed for them.
+    kept: Option<(f64, f64)>,
     /// In [`PlacementCells::watched`].
     watched: bool,
 }
 
 impl Cell {
-    fn empty() -> Self {
+    fn empty(prop: PropKey) -> Self {
         Self {
+            prop,
             members: Vec::new(),
             positions: Vec::new(),
+            scales: Vec::new(),
             min: Vec3::splat(f32::INFINITY),
             max: Vec3::splat(f32::NEG_INFINITY),
+            min_scale: f32::INFINITY,
+            max_scale: f32::NEG_INFINITY,
             levels: 0,
+            kept: None,
             watched: false,
         }
+    }
+
+    /// The squared-distance range over which every member stays put: the intersection of
+    /// the rule's ranges of the levels in the mask, each taken at the scale that narrows
+    /// it most (the rule's ends grow with scale). Cached until the bounds change.
+    fn kept(&mut self, rule: &impl DistanceLevels) -> (f64, f64) {
+        if let Some(kept) = self.kept {
+            return kept;
+        }
+        let (prop, levels) = (self.prop, self.levels);
+        let largest = Member {
+            prop,
+            scale: self.max_scale,
+        };
+        let smallest = Member {
+            prop,
+            scale: self.min_scale,
+        };
+        let kept = (0..=CULLED_LEVEL)
+            .filter(|&level| levels & level_bit(level) != 0)
+            .fold((f64::NEG_INFINITY, f64::INFINITY), |(low, high), level| {
+                let start = *rule.keeps_level(largest, level).start();
+                let end = *rule.keeps_level(smallest, level).end();
+                // No squared distance is below 0: a range from 0 holds whatever the
+                // margin.
+                let start = if start <= 0.0 {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::from(start)
+                };
+                (low.max(start), high.min(f64::from(end)))
+            });
+        self.kept = Some(kept);
+        kept
     }
 
     /// Squared distances from `camera` to the nearest and the farthest point of the box,
@@ -89,14 +178,6 @@ impl Cell {
     }
 }
 
-/// The squared-distance range over which every placement of a level mask stays put, for
-/// each of the 256 masks: the intersection of the rule's ranges of the levels in it.
-struct KeptRanges {
-    per_mask: [(f64, f64); 256],
-    /// The rule's own ranges, to tell whether the rule changed since the last full pass.
-    per_level: [(f32, f32); MAX_LODS as usize],
-}
-
 /// A placement's squared distance is computed in f32 (a subtraction, a square and a sum
 /// per axis: within a relative 2⁻²¹ of the truth, more than twice over) and the cell's
 /// bounds in f64; a cell counts as inside a range only with this margin to spare, so the
@@ -106,50 +187,19 @@ const RELATIVE_MARGIN: f64 = 1e-6;
 /// (subnormals).
 const ABSOLUTE_MARGIN: f64 = 1e-36;
 
-impl KeptRanges {
-    fn new(rule: &impl DistanceLevels) -> Self {
-        let per_level: [(f32, f32); MAX_LODS as usize] = std::array::from_fn(|level| {
-            let kept = rule.keeps_level(level as u8);
-            (*kept.start(), *kept.end())
-        });
-        let per_mask = std::array::from_fn(|mask| {
-            per_level
-                .iter()
-                .enumerate()
-                .filter(|(level, _)| mask & (1 << level) != 0)
-                .fold(
-                    (f64::NEG_INFINITY, f64::INFINITY),
-                    |(low, high), (_, &(start, end))| {
-                        // No squared distance is below 0: a range from 0 holds whatever
-                        // the margin.
-                        let start = if start <= 0.0 {
-                            f64::NEG_INFINITY
-                        } else {
-                            f64::from(start)
-                        };
-                        (low.max(start), high.min(f64::from(end)))
-                    },
-                )
-        });
-        Self {
-            per_mask,
-            per_level,
-        }
-    }
-
-    /// Whether every placement at a level of `mask` between `near_sq` and `far_sq` (f64
-    /// bounds) provably stays at its level. NaN bounds (a NaN camera) prove nothing.
-    fn holds(&self, mask: u8, near_sq: f64, far_sq: f64) -> bool {
-        let (low, high) = self.per_mask[usize::from(mask)];
-        near_sq * (1.0 - RELATIVE_MARGIN) - ABSOLUTE_MARGIN >= low
-            && far_sq * (1.0 + RELATIVE_MARGIN) + ABSOLUTE_MARGIN <= high
-    }
+/// Whether every placement kept over the squared distances `kept` (f64 bounds) provably
+/// stays at its level between `near_sq` and `far_sq`. NaN bounds (a NaN camera) prove
+/// nothing.
+fn holds(kept: (f64, f64), near_sq: f64, far_sq: f64) -> bool {
+    let (low, high) = kept;
+    near_sq * (1.0 - RELATIVE_MARGIN) - ABSOLUTE_MARGIN >= low
+        && far_sq * (1.0 + RELATIVE_MARGIN) + ABSOLUTE_MARGIN <= high
 }
 
 #[derive(Debug, Default, Clone)]
 pub(crate) struct PlacementCells {
     cells: Vec<Cell>,
-    cell_at: HashMap<(i32, i32), u32>,
+    cell_at: HashMap<(i32, i32, PropKey, i32), u32>,
     /// Per row: its cell, and its index in that cell's `members`.
     cell_of_row: Vec<u32>,
     member_of_row: Vec<u32>,
@@ -158,26 +208,29 @@ pub(crate) struct PlacementCells {
     last_full_pass: Option<FullPass>,
 }
 
-/// Where the last full pass was made, and by which rule.
+/// Where the last full pass was made, and under which revision of the rule.
 #[derive(Debug, Clone)]
 struct FullPass {
     camera: DVec3,
-    kept: [(f32, f32); MAX_LODS as usize],
+    revision: u64,
 }
 
 impl PlacementCells {
-    /// Row `row` (the next one: rows are pushed in order) at `position` and `level`.
-    pub(crate) fn push(&mut self, row: u32, position: Vec3, level: u8) {
+    /// Row `row` (the next one: rows are pushed in order) of `member` at `position` and
+    /// `level`.
+    pub(crate) fn push(&mut self, row: u32, member: Member, position: Vec3, level: u8) {
         debug_assert_eq!(row as usize, self.cell_of_row.len());
         // `as` saturates, so a placement a long way out shares an edge cell: its box
         // still holds it, only less tightly.
         let key = (
             (position.x / CELL_M).floor() as i32,
             (position.z / CELL_M).floor() as i32,
+            member.prop,
+            scale_class(member.scale),
         );
         let cells = &mut self.cells;
         let cell_index = *self.cell_at.entry(key).or_insert_with(|| {
-            cells.push(Cell::empty());
+            cells.push(Cell::empty(member.prop));
             cells.len() as u32 - 1
         });
         let cell = &mut self.cells[cell_index as usize];
@@ -185,9 +238,13 @@ impl PlacementCells {
         self.member_of_row.push(cell.members.len() as u32);
         cell.members.push(row);
         cell.positions.push(position);
+        cell.scales.push(member.scale);
         cell.min = cell.min.min(position);
         cell.max = cell.max.max(position);
+        cell.min_scale = cell.min_scale.min(member.scale);
+        cell.max_scale = cell.max_scale.max(member.scale);
         cell.levels |= level_bit(level);
+        cell.kept = None;
         self.watch(cell_index);
     }
 
@@ -197,6 +254,7 @@ impl PlacementCells {
         let cell = &mut self.cells[cell_index as usize];
         if cell.levels & level_bit(level) == 0 {
             cell.levels |= level_bit(level);
+            cell.kept = None;
             self.watch(cell_index);
         }
     }
@@ -230,29 +288,35 @@ impl PlacementCells {
         let member = self.member_of_row[r] as usize;
         cell.members.swap_remove(member);
         cell.positions.swap_remove(member);
+        cell.scales.swap_remove(member);
         if let Some(&moved_row) = cell.members.get(member) {
             self.member_of_row[moved_row as usize] = member as u32;
         }
         if cell.members.is_empty() {
-            let (members, positions) = (
+            let (members, positions, scales) = (
                 std::mem::take(&mut cell.members),
                 std::mem::take(&mut cell.positions),
+                std::mem::take(&mut cell.scales),
             );
             *cell = Cell {
                 members,
                 positions,
-                ..Cell::empty()
+                scales,
+                watched: cell.watched,
+                ..Cell::empty(cell.prop)
             };
         }
     }
 
-    /// Every row with its position, cell by cell.
-    pub(crate) fn rows(&self) -> impl Iterator<Item = (u32, Vec3)> + '_ {
+    /// Every row with what a rule sees of it and its position, cell by cell.
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (u32, Member, Vec3)> + '_ {
         self.cells.iter().flat_map(|cell| {
+            let prop = cell.prop;
             cell.members
                 .iter()
-                .copied()
-                .zip(cell.positions.iter().copied())
+                .zip(&cell.scales)
+                .zip(&cell.positions)
+                .map(move |((&row, &scale), &position)| (row, Member { prop, scale }, position))
         })
     }
 
@@ -260,8 +324,8 @@ impl PlacementCells {
     /// table's column) `rule` changes for a camera at `camera`, testing only the rows of
     /// cells whose bounds do not prove them staying; tightens the bounds of the cells it
     /// tests. Checks the watched cells only while the camera is within [`REACH_M`] of
-    /// the last full pass's and the rule is the same, all of them otherwise. Returns the
-    /// rows tested.
+    /// the last full pass's and the rule's revision is the same, all of them otherwise.
+    /// Returns the rows tested.
     ///
     /// The levels are exactly those testing every row would give: a skipped cell's rows
     /// all lie inside their levels' kept ranges.
@@ -272,17 +336,22 @@ impl PlacementCells {
         rule: &impl DistanceLevels,
         changes: &mut Vec<(u32, u8)>,
     ) -> u32 {
-        let kept = KeptRanges::new(rule);
+        let revision = rule.revision();
         let pass = Pass {
             levels,
             camera,
             camera_f64: camera.as_dvec3(),
             rule,
-            kept: &kept,
         };
-        let within_reach = self.last_full_pass.as_ref().is_some_and(|last| {
-            last.kept == kept.per_level && last.camera.distance(pass.camera_f64) <= REACH_M
-        });
+        let same_rule = self
+            .last_full_pass
+            .as_ref()
+            .is_some_and(|last| last.revision == revision);
+        let within_reach = same_rule
+            && self
+                .last_full_pass
+                .as_ref()
+                .is_some_and(|last| last.camera.distance(pass.camera_f64) <= REACH_M);
         let mut tested = 0;
         if within_reach {
             for &cell_index in &self.watched {
@@ -295,6 +364,9 @@ impl PlacementCells {
         let reach = REACH_M * (1.0 + 1e-9);
         for (cell, cell_index) in self.cells.iter_mut().zip(0u32..) {
             cell.watched = false;
+            if !same_rule {
+                cell.kept = None;
+            }
             if cell.members.is_empty() {
                 continue;
             }
@@ -304,14 +376,14 @@ impl PlacementCells {
             // it.
             let near = (near_sq.sqrt() - reach).max(0.0);
             let far = far_sq.sqrt() + reach;
-            if !kept.holds(cell.levels, near * near, far * far) {
+            if !holds(cell.kept(rule), near * near, far * far) {
                 cell.watched = true;
                 self.watched.push(cell_index);
             }
         }
         self.last_full_pass = Some(FullPass {
             camera: pass.camera_f64,
-            kept: kept.per_level,
+            revision,
         });
         tested
     }
@@ -323,7 +395,6 @@ struct Pass<'a, R> {
     camera: Vec3,
     camera_f64: DVec3,
     rule: &'a R,
-    kept: &'a KeptRanges,
 }
 
 impl<R: DistanceLevels> Pass<'_, R> {
@@ -331,34 +402,42 @@ impl<R: DistanceLevels> Pass<'_, R> {
     /// tested and the cell's squared distance bounds from the camera (before tightening).
     fn check(&self, cell: &mut Cell, changes: &mut Vec<(u32, u8)>) -> (u32, f64, f64) {
         let (near_sq, far_sq) = cell.distance_sq_bounds(self.camera_f64);
-        if cell.members.is_empty() || self.kept.holds(cell.levels, near_sq, far_sq) {
+        if cell.members.is_empty() || holds(cell.kept(self.rule), near_sq, far_sq) {
             return (0, near_sq, far_sq);
         }
         let (mut min, mut max, mut mask) = (Vec3::INFINITY, Vec3::NEG_INFINITY, 0);
-        for (&row, &position) in cell.members.iter().zip(&cell.positions) {
+        let (mut min_scale, mut max_scale) = (f32::INFINITY, f32::NEG_INFINITY);
+        let prop = cell.prop;
+        for ((&row, &position), &scale) in
+            cell.members.iter().zip(&cell.positions).zip(&cell.scales)
+        {
             let level = self.levels[row as usize];
-            let chosen = self
-                .rule
-                .next_level(level, position.distance_squared(self.camera));
+            let member = Member { prop, scale };
+            let chosen =
+                self.rule
+                    .next_level(member, level, position.distance_squared(self.camera));
             let chosen = if chosen == level {
                 level
             } else {
-                debug_assert!(chosen < MAX_LODS, "level {chosen} out of range");
-                let clamped = chosen.min(MAX_LODS - 1);
+                debug_assert!(chosen <= CULLED_LEVEL, "level {chosen} out of range");
+                let clamped = chosen.min(CULLED_LEVEL);
                 changes.push((row, clamped));
                 clamped
             };
             min = min.min(position);
             max = max.max(position);
+            min_scale = min_scale.min(scale);
+            max_scale = max_scale.max(scale);
             mask |= level_bit(chosen);
         }
         (cell.min, cell.max, cell.levels) = (min, max, mask);
+        (cell.min_scale, cell.max_scale, cell.kept) = (min_scale, max_scale, None);
         (cell.members.len() as u32, near_sq, far_sq)
     }
 }
 
-fn level_bit(level: u8) -> u8 {
-    1 << level.min(MAX_LODS - 1)
+fn level_bit(level: u8) -> u16 {
+    1 << level.min(CULLED_LEVEL)
 }
 
 #[cfg(test)]
@@ -369,7 +448,7 @@ mod tests {
     struct Ring;
 
     impl DistanceLevels for Ring {
-        fn next_level(&self, level: u8, distance_sq: f32) -> u8 {
+        fn next_level(&self, _: Member, level: u8, distance_sq: f32) -> u8 {
             if level == 1 || (100.0..=400.0).contains(&distance_sq) {
                 level
             } else {
@@ -377,14 +456,23 @@ mod tests {
             }
         }
 
-        fn keeps_level(&self, level: u8) -> RangeInclusive<f32> {
+        fn keeps_level(&self, _: Member, level: u8) -> RangeInclusive<f32> {
             if level == 1 {
                 0.0..=f32::INFINITY
             } else {
                 100.0..=400.0
             }
         }
+
+        fn revision(&self) -> u64 {
+            0
+        }
     }
+
+    const MEMBER: Member = Member {
+        prop: PropKey(0),
+        scale: 1.0,
+    };
 
     #[test]
     fn a_cell_inside_its_levels_ranges_is_not_tested() {
@@ -392,7 +480,7 @@ mod tests {
         let (xs, zs, levels) = ([12.0, 14.0, 15.0], [1.0, 2.0, 3.0], [0, 0, 1]);
         for row in 0..3 {
             let position = Vec3::new(xs[row], 0.0, zs[row]);
-            cells.push(row as u32, position, levels[row]);
+            cells.push(row as u32, MEMBER, position, levels[row]);
         }
         let mut changes = vec![];
         let tested = cells.relevel(&levels, Vec3::ZERO, &Ring, &mut changes);
@@ -413,7 +501,7 @@ mod tests {
             Vec3::new(1.0, 0.0, 1.0),
         ];
         for (row, position) in (0..).zip(positions) {
-            cells.push(row, position, 0);
+            cells.push(row, MEMBER, position, 0);
         }
         cells.swap_remove(0);
         // Row 2 is now row 0, still in the first cell; row 1 stays alone in its own.
@@ -437,7 +525,7 @@ mod tests {
         let positions = [Vec3::new(500.0, 0.0, 0.0), Vec3::new(15.0, 0.0, 0.0)];
         let levels = [1, 0];
         for (row, (position, level)) in (0..).zip(positions.into_iter().zip(levels)) {
-            cells.push(row, position, level);
+            cells.push(row, MEMBER, position, level);
         }
         let mut changes = vec![];
         cells.relevel(&levels, Vec3::ZERO, &Ring, &mut changes);
@@ -445,7 +533,7 @@ mod tests {
         assert_eq!(cells.watched, [near_cell]);
 
         // 10 m on, the near cell is tested; a new placement makes its cell watched too.
-        cells.push(2, Vec3::new(-700.0, 0.0, 0.0), 1);
+        cells.push(2, MEMBER, Vec3::new(-700.0, 0.0, 0.0), 1);
         let levels = [1, 0, 1];
         let camera = Vec3::new(-10.0, 0.0, 0.0);
         let tested = cells.relevel(&levels, camera, &Ring, &mut changes);
@@ -460,13 +548,17 @@ mod tests {
 
     #[test]
     fn a_nan_camera_proves_nothing() {
-        let kept = KeptRanges::new(&Ring);
-        assert!(kept.holds(0b10, 0.0, 1e9));
-        assert!(!kept.holds(0b10, f64::NAN, f64::NAN));
-        assert!(!kept.holds(0b01, 99.99, 200.0));
-        assert!(kept.holds(0b11, 101.0, 399.0));
+        let kept_for = |levels| {
+            let mut cell = Cell::empty(MEMBER.prop);
+            (cell.levels, cell.min_scale, cell.max_scale) = (levels, 1.0, 1.0);
+            cell.kept(&Ring)
+        };
+        assert!(holds(kept_for(0b10), 0.0, 1e9));
+        assert!(!holds(kept_for(0b10), f64::NAN, f64::NAN));
+        assert!(!holds(kept_for(0b01), 99.99, 200.0));
+        assert!(holds(kept_for(0b11), 101.0, 399.0));
         assert!(
-            !kept.holds(0b11, 101.0, 400.0),
+            !holds(kept_for(0b11), 101.0, 400.0),
             "no margin left for f32 rounding"
         );
     }

@@ -27,8 +27,8 @@ mod prop_table;
 mod registry;
 
 pub use bucket::{Bucket, Moved, FIRST_CAPACITY};
-pub use cells::DistanceLevels;
+pub use cells::{scale_of, DistanceLevels, Member};
 pub use changes::{BucketChanges, BucketUpdate};
 pub use error::RegistryError;
-pub use prop::{BucketKey, PropKey, PropShape, MAX_LODS};
+pub use prop::{BucketKey, PropKey, PropShape, CULLED_LEVEL, MAX_LODS};
 pub use registry::{InstanceLocation, PlacementRegistry, RelevelStats, MAX_PLACEMENTS};

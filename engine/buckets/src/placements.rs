@@ -1,14 +1,15 @@
 //! The registry's placements, one row each, stored as columns (structure of arrays) and
 //! kept dense by swap-remove.
 //!
-//! The LOD pass reads only positions and `levels`: the positions sit in the rows' ground
-//! cells (`cells.rs`), side by side per cell, and the levels in a column of their own.
+//! The LOD pass reads only positions, scales and `levels`: the positions and scales sit
+//! in the rows' ground cells (`cells.rs`), side by side per cell, and the levels in a
+//! column of their own.
 
 use std::collections::HashMap;
 
 use glam::Mat4;
 
-use crate::cells::PlacementCells;
+use crate::cells::{scale_of, Member, PlacementCells};
 use crate::PropKey;
 
 #[derive(Debug, Default, Clone)]
@@ -52,7 +53,12 @@ impl PlacementTable {
         self.levels.push(level);
         self.slots.push(0);
         self.index_of_id.insert(id, index);
-        self.cells.push(index, translation.truncate(), level);
+        let member = Member {
+            prop,
+            scale: scale_of(&transform),
+        };
+        self.cells
+            .push(index, member, translation.truncate(), level);
         index
     }
 

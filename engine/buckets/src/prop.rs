@@ -6,6 +6,10 @@ use crate::RegistryError;
 /// keeps per-LOD counters in fixed-size arrays that copy in O(1).
 pub const MAX_LODS: u8 = 8;
 
+/// The distance level of a placement too small on screen to draw: it stays in the
+/// registry (and in its LOD cells) but has no instance in any bucket.
+pub const CULLED_LEVEL: u8 = MAX_LODS;
+
 /// A prop id interned by a [`crate::PlacementRegistry`]: a small integer, so hot paths
 /// index arrays instead of hashing strings. Only meaningful to the registry that made it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -53,9 +57,10 @@ impl PropShape {
     }
 
     /// The bucket level of a placement at distance level `level`: levels past the
-    /// prop's coarsest (its impostor, else its last mesh LOD) clamp to it.
-    pub fn lod_for_level(self, level: u8) -> u8 {
-        level.min(self.levels() - 1)
+    /// prop's coarsest (its impostor, else its last mesh LOD) clamp to it; `None` for
+    /// [`CULLED_LEVEL`], which draws nothing.
+    pub fn lod_for_level(self, level: u8) -> Option<u8> {
+        (level < CULLED_LEVEL).then(|| level.min(self.levels() - 1))
     }
 
     /// Whether bucket level `lod` is the impostor.
@@ -137,8 +142,8 @@ mod tests {
             impostor: false,
         };
         assert_eq!(
-            [0, 1, 2, 7].map(|level| shape.lod_for_level(level)),
-            [0, 1, 1, 1]
+            [0, 1, 2, 7, CULLED_LEVEL].map(|level| shape.lod_for_level(level)),
+            [Some(0), Some(1), Some(1), Some(1), None]
         );
     }
 
@@ -152,7 +157,7 @@ mod tests {
         assert_eq!(shape.levels(), 3);
         assert_eq!(
             [0, 1, 2, 7].map(|level| shape.lod_for_level(level)),
-            [0, 1, 2, 2]
+            [Some(0), Some(1), Some(2), Some(2)]
         );
         assert_eq!(
             [0, 1, 2].map(|lod| shape.is_impostor(lod)),

@@ -4,11 +4,13 @@
 
 use glam::{Mat4, Vec3};
 
-use crate::cells::DistanceLevels;
+use crate::cells::{DistanceLevels, Member};
 use crate::placements::PlacementTable;
 use crate::prop_buckets::PropBuckets;
 use crate::prop_table::PropTable;
-use crate::{Bucket, BucketChanges, BucketKey, PropKey, PropShape, RegistryError, MAX_LODS};
+use crate::{
+    Bucket, BucketChanges, BucketKey, PropKey, PropShape, RegistryError, CULLED_LEVEL, MAX_LODS,
+};
 
 /// The most placements one registry holds (slots and indices are `u32`).
 pub const MAX_PLACEMENTS: u32 = u32::MAX;
@@ -52,12 +54,15 @@ pub struct RelevelStats {
 /// its parts then has an instance in the bucket (prop, part, lod), all at the same slot,
 /// where lod is its distance level clamped to the prop's coarsest LOD. Otherwise it is
 /// *pending*: kept, levelled by the LOD controller like any other, and placed as soon as
-/// its prop gets a shape.
+/// its prop gets a shape. A placement at [`CULLED_LEVEL`] whose prop has a shape is
+/// *culled*: too small on screen to draw, it has no instances until its level changes.
 #[derive(Debug, Default, Clone)]
 pub struct PlacementRegistry {
     props: PropTable,
     placements: PlacementTable,
     placed_per_lod: [u32; MAX_LODS as usize],
+    /// Culled placements of props with a shape.
+    culled: u32,
     /// Buckets dropped since the last drain, for the GPU mirror to free.
     removed_buckets: Vec<BucketKey>,
     /// Set by `insert`, cleared by `relevel`: some placement's level has not been checked
@@ -116,12 +121,7 @@ impl PlacementRegistry {
         let mut buckets = PropBuckets::new(shape);
         for index in 0..self.placements.len() {
             if self.placements.props[index as usize] == prop {
-                place(
-                    &mut buckets,
-                    &mut self.placements,
-                    &mut self.placed_per_lod,
-                    index,
-                );
+                self.place(&mut buckets, index);
             }
         }
         self.props.get_mut(prop)?.buckets = Some(buckets);
@@ -161,13 +161,9 @@ impl PlacementRegistry {
             });
         }
         let index = self.placements.push(id, prop, transform, level);
-        if let Some(buckets) = self.props.buckets_mut(prop) {
-            place(
-                buckets,
-                &mut self.placements,
-                &mut self.placed_per_lod,
-                index,
-            );
+        if let Some(mut buckets) = self.props.get_mut(prop)?.buckets.take() {
+            self.place(&mut buckets, index);
+            self.props.get_mut(prop)?.buckets = Some(buckets);
         }
         self.unevaluated = true;
         Ok(())
@@ -183,29 +179,34 @@ impl PlacementRegistry {
             .ok_or(RegistryError::UnknownPlacement { id })?;
         let i = index as usize;
         if let Some(buckets) = self.props.buckets_mut(self.placements.props[i]) {
-            let lod = buckets.shape().lod_for_level(self.placements.levels[i]);
-            let slot = self.placements.slots[i];
-            if let Some(refilled_by) = buckets.level_mut(lod).swap_remove(slot) {
-                self.placements.slots[refilled_by as usize] = slot;
+            match buckets.shape().lod_for_level(self.placements.levels[i]) {
+                Some(lod) => {
+                    let slot = self.placements.slots[i];
+                    if let Some(refilled_by) = buckets.level_mut(lod).swap_remove(slot) {
+                        self.placements.slots[refilled_by as usize] = slot;
+                    }
+                    self.placed_per_lod[usize::from(lod)] -= 1;
+                }
+                None => self.culled -= 1,
             }
-            self.placed_per_lod[usize::from(lod)] -= 1;
         }
         if self.placements.swap_remove(index) {
             // Another placement took index `index`: its instances must name it there.
             if let Some(buckets) = self.props.buckets_mut(self.placements.props[i]) {
-                let lod = buckets.shape().lod_for_level(self.placements.levels[i]);
-                buckets
-                    .level_mut(lod)
-                    .reassign_owner(self.placements.slots[i], index);
+                if let Some(lod) = buckets.shape().lod_for_level(self.placements.levels[i]) {
+                    buckets
+                        .level_mut(lod)
+                        .reassign_owner(self.placements.slots[i], index);
+                }
             }
         }
         Ok(())
     }
 
     /// Sets placement `id`'s distance level, moving its instances to the sibling buckets of
-    /// the new LOD. Returns whether they moved (not if the level clamps to the same LOD, or
-    /// the placement is pending). O(1), and allocation-free unless a destination bucket is
-    /// full.
+    /// the new LOD (out of the buckets for [`CULLED_LEVEL`]). Returns whether they moved
+    /// (not if the level clamps to the same LOD, or the placement is pending). O(1), and
+    /// allocation-free unless a destination bucket is full.
     pub fn set_level(&mut self, id: u64, level: u8) -> Result<bool, RegistryError> {
         check_level(level)?;
         let index = self
@@ -215,35 +216,38 @@ impl PlacementRegistry {
         Ok(self.change_level(index, level))
     }
 
-    /// One pass over every placement: `choose_level(position, level)` returns the level it
-    /// should be at (its current one to stay). Changes are collected first and applied
-    /// after the pass, so the pass itself only reads positions and levels.
+    /// One pass over every placement: `choose_level(member, position, level)` returns the
+    /// level it should be at (its current one to stay). Changes are collected first and
+    /// applied after the pass, so the pass itself only reads positions and levels.
     ///
-    /// Precondition: `choose_level` returns levels below [`MAX_LODS`] (larger ones are
-    /// clamped).
-    pub fn relevel(&mut self, mut choose_level: impl FnMut(Vec3, u8) -> u8) -> RelevelStats {
+    /// Precondition: `choose_level` returns levels up to [`CULLED_LEVEL`] (larger ones
+    /// are clamped).
+    pub fn relevel(
+        &mut self,
+        mut choose_level: impl FnMut(Member, Vec3, u8) -> u8,
+    ) -> RelevelStats {
         let mut changes = std::mem::take(&mut self.level_changes);
         changes.clear();
         let table = &self.placements;
-        for (index, position) in table.cells.rows() {
+        for (index, member, position) in table.cells.rows() {
             let level = table.levels[index as usize];
-            let chosen = choose_level(position, level);
+            let chosen = choose_level(member, position, level);
             if chosen != level {
-                debug_assert!(chosen < MAX_LODS, "level {chosen} out of range");
-                changes.push((index, chosen.min(MAX_LODS - 1)));
+                debug_assert!(chosen <= CULLED_LEVEL, "level {chosen} out of range");
+                changes.push((index, chosen.min(CULLED_LEVEL)));
             }
         }
         let evaluated = self.placements.len();
         self.apply_level_changes(changes, evaluated)
     }
 
-    /// The LOD pass by distance: every placement goes to `rule.next_level(level, d²)`, `d`
-    /// its distance from `camera`, the same levels [`Self::relevel`] would give with that
-    /// choice. But it computes `d` only for the placements of cells (32 m squares of the
-    /// ground plane, see `cells.rs`) whose distance bounds from `camera` fall outside the
-    /// range `rule.keeps_level` gives for a level a member may be at: a flying camera
-    /// tests the cells around the band edges, not every placement. O(cells) plus the
-    /// placements tested.
+    /// The LOD pass by distance: every placement goes to `rule.next_level(member, level,
+    /// d²)`, `d` its distance from `camera`, the same levels [`Self::relevel`] would give
+    /// with that choice. But it computes `d` only for the placements of cells (one prop's
+    /// placements in a 32 m square of the ground plane, see `cells.rs`) whose distance
+    /// bounds from `camera` fall outside the range `rule.keeps_level` gives for a level
+    /// and scale a member may be at: a flying camera tests the cells around their switch
+    /// distances, not every placement. O(cells) plus the placements tested.
     pub fn relevel_by_distance(
         &mut self,
         camera: Vec3,
@@ -292,7 +296,12 @@ impl PlacementRegistry {
 
     /// Placements waiting for their prop's shape.
     pub fn pending_len(&self) -> u32 {
-        self.len() - self.placed_per_lod.iter().sum::<u32>()
+        self.len() - self.placed_per_lod.iter().sum::<u32>() - self.culled
+    }
+
+    /// Placements of loaded props too small on screen to draw ([`CULLED_LEVEL`]). O(1).
+    pub fn culled_len(&self) -> u32 {
+        self.culled
     }
 
     /// Placed placements per LOD (index = LOD), e.g. for a HUD histogram. O(1).
@@ -307,14 +316,14 @@ impl PlacementRegistry {
         Some(self.placements.levels[index as usize])
     }
 
-    /// Where placement `id`'s instances sit; `None` if it is unknown or pending.
+    /// Where placement `id`'s instances sit; `None` if it is unknown, pending or culled.
     pub fn locate(&self, id: u64) -> Option<InstanceLocation> {
         let i = self.placements.index_of(id)? as usize;
         let prop = self.placements.props[i];
         let shape = self.prop_shape(prop).ok()??;
         Some(InstanceLocation {
             prop,
-            lod: shape.lod_for_level(self.placements.levels[i]),
+            lod: shape.lod_for_level(self.placements.levels[i])?,
             slot: self.placements.slots[i],
         })
     }
@@ -374,18 +383,32 @@ impl PlacementRegistry {
             return false;
         };
         let shape = buckets.shape();
-        let (from, to) = (shape.lod_for_level(previous), shape.lod_for_level(level));
-        if from == to {
-            return false;
-        }
         let slot = self.placements.slots[i];
-        let moved = buckets.move_between(slot, from, to);
-        if let Some(refilled_by) = moved.refilled_by {
-            self.placements.slots[refilled_by as usize] = slot;
+        match (shape.lod_for_level(previous), shape.lod_for_level(level)) {
+            (Some(from), Some(to)) if from != to => {
+                let moved = buckets.move_between(slot, from, to);
+                if let Some(refilled_by) = moved.refilled_by {
+                    self.placements.slots[refilled_by as usize] = slot;
+                }
+                self.placements.slots[i] = moved.new_slot;
+                self.placed_per_lod[usize::from(from)] -= 1;
+                self.placed_per_lod[usize::from(to)] += 1;
+            }
+            (Some(from), None) => {
+                if let Some(refilled_by) = buckets.level_mut(from).swap_remove(slot) {
+                    self.placements.slots[refilled_by as usize] = slot;
+                }
+                self.placed_per_lod[usize::from(from)] -= 1;
+                self.culled += 1;
+            }
+            (None, Some(to)) => {
+                let transform = self.placements.transforms[i];
+                self.placements.slots[i] = buckets.level_mut(to).push(index, transform);
+                self.placed_per_lod[usize::from(to)] += 1;
+                self.culled -= 1;
+            }
+            _ => return false,
         }
-        self.placements.slots[i] = moved.new_slot;
-        self.placed_per_lod[usize::from(from)] -= 1;
-        self.placed_per_lod[usize::from(to)] += 1;
         true
     }
 
@@ -394,6 +417,10 @@ impl PlacementRegistry {
         let Some(retired) = self.props.get_mut(prop).ok().and_then(|e| e.buckets.take()) else {
             return;
         };
+        let table = &self.placements;
+        self.culled -= (0..table.len() as usize)
+            .filter(|&i| table.props[i] == prop && table.levels[i] == CULLED_LEVEL)
+            .count() as u32;
         for (level, lod) in retired.levels().iter().zip(0u8..) {
             self.placed_per_lod[usize::from(lod)] -= level.len();
             for (bucket, part) in level.parts().iter().zip(0u16..) {
@@ -406,26 +433,29 @@ impl PlacementRegistry {
     }
 }
 
-/// Gives placement `index` its instances in `buckets`, at the LOD its level clamps to.
-fn place(
-    buckets: &mut PropBuckets,
-    placements: &mut PlacementTable,
-    placed_per_lod: &mut [u32; MAX_LODS as usize],
-    index: u32,
-) {
-    let i = index as usize;
-    let lod = buckets.shape().lod_for_level(placements.levels[i]);
-    placements.slots[i] = buckets.level_mut(lod).push(index, placements.transforms[i]);
-    placed_per_lod[usize::from(lod)] += 1;
+impl PlacementRegistry {
+    /// Gives placement `index` its instances in `buckets`, at the LOD its level clamps
+    /// to, or counts it culled.
+    fn place(&mut self, buckets: &mut PropBuckets, index: u32) {
+        let i = index as usize;
+        let placements = &mut self.placements;
+        match buckets.shape().lod_for_level(placements.levels[i]) {
+            Some(lod) => {
+                placements.slots[i] = buckets.level_mut(lod).push(index, placements.transforms[i]);
+                self.placed_per_lod[usize::from(lod)] += 1;
+            }
+            None => self.culled += 1,
+        }
+    }
 }
 
 fn check_level(level: u8) -> Result<(), RegistryError> {
-    if level < MAX_LODS {
+    if level <= CULLED_LEVEL {
         Ok(())
     } else {
         Err(RegistryError::LevelOutOfRange {
             level,
-            max: MAX_LODS - 1,
+            max: CULLED_LEVEL,
         })
     }
 }

@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 use common::{assert_placed, bits};
 use glam::{Mat4, Quat, Vec3};
 use sylva_buckets::{
-    BucketChanges, BucketKey, InstanceLocation, PlacementRegistry, PropKey, PropShape, MAX_LODS,
+    BucketChanges, BucketKey, InstanceLocation, PlacementRegistry, PropKey, PropShape,
+    CULLED_LEVEL, MAX_LODS,
 };
 
 const STEPS: u32 = 100_000;
@@ -253,7 +254,7 @@ impl Harness {
         let Some(id) = self.random_live_id() else {
             return;
         };
-        let level = self.rng.below(usize::from(MAX_LODS)) as u8;
+        let level = self.rng.below(usize::from(CULLED_LEVEL) + 1) as u8;
         let before = self.registry.locate(id);
         let moved = self.registry.set_level(id, level).unwrap();
         self.model.placements.get_mut(&id).unwrap().level = level;
@@ -268,14 +269,15 @@ impl Harness {
     /// A relevel pass whose choice depends on position and current level, like the LOD
     /// controller's.
     fn relevel_by_position(&mut self) {
-        let stats = self.registry.relevel(|position, level| {
+        // Levels cycle through every one, culled included.
+        let stats = self.registry.relevel(|_, position, level| {
             let band = ((position.x + 300.0) / 150.0) as u8;
-            (band + level) % MAX_LODS
+            (band + level) % (CULLED_LEVEL + 1)
         });
         assert_eq!(stats.evaluated as usize, self.model.placements.len());
         for (_, placement) in self.model.placements.iter_mut() {
             let x = placement.transform.w_axis.x;
-            placement.level = (((x + 300.0) / 150.0) as u8 + placement.level) % MAX_LODS;
+            placement.level = (((x + 300.0) / 150.0) as u8 + placement.level) % (CULLED_LEVEL + 1);
         }
         self.check_everything();
     }
@@ -333,13 +335,17 @@ impl Harness {
     fn check_placement(&self, id: u64) {
         let placement = &self.model.placements[&id];
         match self.model.shapes[placement.prop] {
-            Some(shape) => {
+            Some(shape) if placement.level != CULLED_LEVEL => {
                 let location = self.registry.locate(id).unwrap();
                 assert_eq!(location.prop, self.keys[placement.prop]);
-                assert_eq!(location.lod, shape.lod_for_level(placement.level));
+                assert_eq!(Some(location.lod), shape.lod_for_level(placement.level));
                 assert_placed(&self.registry, id, &placement.transform);
             }
-            None => assert_eq!(self.registry.locate(id), None, "{id} should be pending"),
+            _ => assert_eq!(
+                self.registry.locate(id),
+                None,
+                "{id} should be pending or culled"
+            ),
         }
     }
 
@@ -347,15 +353,15 @@ impl Harness {
         assert_eq!(self.registry.len() as usize, self.model.placements.len());
         let mut expected_lens: HashMap<(usize, u8), u32> = HashMap::new();
         let mut expected_per_lod = [0u32; MAX_LODS as usize];
-        let mut pending = 0;
+        let (mut pending, mut culled) = (0, 0);
         for (&id, placement) in &self.model.placements {
             self.check_placement(id);
-            match self.model.shapes[placement.prop] {
-                Some(shape) => {
-                    let lod = shape.lod_for_level(placement.level);
+            match self.model.shapes[placement.prop].map(|s| s.lod_for_level(placement.level)) {
+                Some(Some(lod)) => {
                     *expected_lens.entry((placement.prop, lod)).or_default() += 1;
                     expected_per_lod[usize::from(lod)] += 1;
                 }
+                Some(None) => culled += 1,
                 None => pending += 1,
             }
         }
@@ -371,6 +377,7 @@ impl Harness {
         }
         assert_eq!(self.registry.placed_per_lod(), expected_per_lod);
         assert_eq!(self.registry.pending_len(), pending);
+        assert_eq!(self.registry.culled_len(), culled);
     }
 }
 

@@ -10,7 +10,7 @@ use common::{assert_placed, transform};
 use std::ops::RangeInclusive;
 
 use glam::Vec3;
-use sylva_buckets::{Bucket, DistanceLevels, PlacementRegistry, PropShape};
+use sylva_buckets::{Bucket, DistanceLevels, Member, PlacementRegistry, PropShape};
 
 thread_local! {
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
@@ -97,7 +97,7 @@ fn registry_lod_moves_and_relevel_passes_allocate_nothing_once_buckets_have_grow
     }
     // Warm-up: every LOD's buckets grow to hold all 100, the relevel list to 100 entries.
     for level in [1, 2, 0] {
-        registry.relevel(|_, _| level);
+        registry.relevel(|_, _, _| level);
     }
 
     let allocations = allocations_during(|| {
@@ -105,7 +105,7 @@ fn registry_lod_moves_and_relevel_passes_allocate_nothing_once_buckets_have_grow
             for id in 0..100 {
                 registry.set_level(id, ((id + round) % 3) as u8).unwrap();
             }
-            registry.relevel(|position, _| if position.x < -300.0 { 2 } else { 1 });
+            registry.relevel(|_, position, _| if position.x < -300.0 { 2 } else { 1 });
             let camera = Vec3::new(round as f32 * 40.0 - 600.0, 0.0, 0.0);
             registry.relevel_by_distance(camera, &TwoBands);
         }
@@ -121,18 +121,22 @@ fn registry_lod_moves_and_relevel_passes_allocate_nothing_once_buckets_have_grow
 struct TwoBands;
 
 impl DistanceLevels for TwoBands {
-    fn next_level(&self, level: u8, distance_sq: f32) -> u8 {
-        match self.keeps_level(level).contains(&distance_sq) {
+    fn next_level(&self, member: Member, level: u8, distance_sq: f32) -> u8 {
+        match self.keeps_level(member, level).contains(&distance_sq) {
             true => level,
             false => u8::from(distance_sq >= 200.0 * 200.0),
         }
     }
 
-    fn keeps_level(&self, level: u8) -> RangeInclusive<f32> {
+    fn keeps_level(&self, _: Member, level: u8) -> RangeInclusive<f32> {
         match level {
             0 => 0.0..=200.0 * 200.0,
             1 => 200.0 * 200.0..=f32::INFINITY,
             _ => f32::INFINITY..=0.0,
         }
+    }
+
+    fn revision(&self) -> u64 {
+        0
     }
 }

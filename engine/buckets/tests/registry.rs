@@ -8,7 +8,9 @@ mod common;
 
 use common::{assert_placed, transform};
 use glam::Mat4;
-use sylva_buckets::{BucketChanges, BucketKey, PlacementRegistry, PropShape, RegistryError};
+use sylva_buckets::{
+    BucketChanges, BucketKey, PlacementRegistry, PropShape, RegistryError, CULLED_LEVEL,
+};
 
 const TREE: PropShape = PropShape {
     parts: 2,
@@ -268,7 +270,7 @@ fn relevel_applies_the_chosen_levels_and_counts_what_moved() {
     assert!(registry.has_unevaluated_placements());
 
     // Everything left of x = -395 goes to level 1.
-    let stats = registry.relevel(|position, level| if position.x < -395.0 { 1 } else { level });
+    let stats = registry.relevel(|_, position, level| if position.x < -395.0 { 1 } else { level });
 
     assert_eq!(stats.evaluated, 7);
     assert_eq!(
@@ -322,8 +324,11 @@ fn misuse_is_refused_without_changing_anything() {
         Err(RegistryError::UnknownProp { key: 1 })
     );
     assert_eq!(
-        registry.insert(2, pine, transform(2), 8),
-        Err(RegistryError::LevelOutOfRange { level: 8, max: 7 })
+        registry.insert(2, pine, transform(2), CULLED_LEVEL + 1),
+        Err(RegistryError::LevelOutOfRange {
+            level: CULLED_LEVEL + 1,
+            max: CULLED_LEVEL
+        })
     );
     let mut broken = Mat4::IDENTITY;
     broken.w_axis.x = f32::NAN;
@@ -413,4 +418,36 @@ fn removing_the_newest_placement_reports_the_shorter_buckets() {
         .all(|u| changes.dirty_runs(u).is_empty()));
     registry.drain_changes(&mut changes);
     assert!(changes.is_empty());
+}
+
+#[test]
+fn a_culled_placement_has_no_instances_until_its_level_brings_it_back() {
+    let mut registry = PlacementRegistry::new();
+    let pine = registry.intern("conifer/pine");
+    registry
+        .insert(1, pine, transform(1), CULLED_LEVEL)
+        .unwrap();
+    assert_eq!(
+        registry.pending_len(),
+        1,
+        "pending while the prop has no shape"
+    );
+    registry.set_prop_shape(pine, TREE).unwrap();
+    assert_eq!((registry.culled_len(), registry.pending_len()), (1, 0));
+    assert_eq!(registry.locate(1), None);
+    assert!(registry.buckets().all(|(_, bucket)| bucket.is_empty()));
+
+    assert!(registry.set_level(1, 1).unwrap());
+    assert_eq!(registry.culled_len(), 0);
+    assert_eq!(registry.locate(1).map(|l| l.lod), Some(1));
+    assert_placed(&registry, 1, &transform(1));
+
+    assert!(registry.set_level(1, CULLED_LEVEL).unwrap());
+    assert_eq!(registry.culled_len(), 1);
+    assert!(registry.buckets().all(|(_, bucket)| bucket.is_empty()));
+    registry.remove_prop_shape(pine).unwrap();
+    assert_eq!((registry.culled_len(), registry.pending_len()), (0, 1));
+    registry.set_prop_shape(pine, TREE).unwrap();
+    registry.remove(1).unwrap();
+    assert_eq!((registry.culled_len(), registry.len()), (0, 0));
 }

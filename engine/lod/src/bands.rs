@@ -1,4 +1,5 @@
-//! Distance bands with hysteresis: which LOD level a placement should be at.
+//! Fixed distance bands with hysteresis, the same for every placement: which LOD level
+//! a placement should be at.
 //!
 //! Band k covers distances `[edge[k-1], edge[k])` (band 0 starts at 0, the last one has
 //! no end). A placement at level k stays there while its distance is within
@@ -8,13 +9,13 @@
 
 use std::ops::RangeInclusive;
 
-use sylva_buckets::{DistanceLevels, MAX_LODS};
+use sylva_buckets::{DistanceLevels, Member, MAX_LODS};
 
 use crate::LodConfigError;
 
 const LEVELS: usize = MAX_LODS as usize;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct LodBands {
     edges_sq: Vec<f32>,
     /// Per level: a placement there goes finer when its squared distance is below this.
@@ -23,6 +24,7 @@ pub(crate) struct LodBands {
     finer_below_sq: [f32; LEVELS],
     /// Per level: a placement there goes coarser when its squared distance is above this.
     coarser_above_sq: [f32; LEVELS],
+    revision: u64,
 }
 
 impl LodBands {
@@ -70,6 +72,7 @@ impl LodBands {
             edges_sq: edges.iter().map(|edge| edge * edge).collect(),
             finer_below_sq,
             coarser_above_sq,
+            revision: crate::screen::fresh_revision(),
         })
     }
 
@@ -82,10 +85,10 @@ impl LodBands {
     }
 }
 
-impl DistanceLevels for LodBands {
+impl LodBands {
     /// The level a placement at `level` and squared distance `distance_sq` should be at.
     #[inline]
-    fn next_level(&self, level: u8, distance_sq: f32) -> u8 {
+    pub(crate) fn next(&self, level: u8, distance_sq: f32) -> u8 {
         let level_index = usize::from(level).min(LEVELS - 1);
         if distance_sq < self.finer_below_sq[level_index]
             || distance_sq > self.coarser_above_sq[level_index]
@@ -96,11 +99,26 @@ impl DistanceLevels for LodBands {
         }
     }
 
-    /// Exactly the squared distances `next_level` keeps `level` for (`[∞, ∞]` for a level
-    /// past the last band: only an infinite distance keeps it).
-    fn keeps_level(&self, level: u8) -> RangeInclusive<f32> {
+    /// Exactly the squared distances `next` keeps `level` for (`[∞, ∞]` for a level past
+    /// the last band: only an infinite distance keeps it).
+    pub(crate) fn keeps(&self, level: u8) -> RangeInclusive<f32> {
         let level_index = usize::from(level).min(LEVELS - 1);
         self.finer_below_sq[level_index]..=self.coarser_above_sq[level_index]
+    }
+}
+
+/// The bands ignore what the placement is: every prop and scale switches alike.
+impl DistanceLevels for LodBands {
+    fn next_level(&self, _: Member, level: u8, distance_sq: f32) -> u8 {
+        self.next(level, distance_sq)
+    }
+
+    fn keeps_level(&self, _: Member, level: u8) -> RangeInclusive<f32> {
+        self.keeps(level)
+    }
+
+    fn revision(&self) -> u64 {
+        self.revision
     }
 }
 
@@ -113,7 +131,7 @@ mod tests {
     }
 
     fn next(bands: &LodBands, level: u8, distance: f32) -> u8 {
-        bands.next_level(level, distance * distance)
+        bands.next(level, distance * distance)
     }
 
     #[test]
@@ -174,34 +192,34 @@ mod tests {
     #[test]
     fn invalid_configurations_are_refused() {
         assert_eq!(
-            LodBands::new(&[30.0, 30.0], 4.0),
-            Err(LodConfigError::EdgesNotIncreasing {
+            LodBands::new(&[30.0, 30.0], 4.0).unwrap_err(),
+            LodConfigError::EdgesNotIncreasing {
                 index: 1,
                 edge: 30.0,
                 previous: 30.0
-            })
+            }
         );
         assert_eq!(
-            LodBands::new(&[-1.0], 0.0),
-            Err(LodConfigError::BadEdge {
+            LodBands::new(&[-1.0], 0.0).unwrap_err(),
+            LodConfigError::BadEdge {
                 index: 0,
                 edge: -1.0
-            })
+            }
         );
         assert_eq!(
-            LodBands::new(&[30.0], -4.0),
-            Err(LodConfigError::BadHysteresis { hysteresis: -4.0 })
+            LodBands::new(&[30.0], -4.0).unwrap_err(),
+            LodConfigError::BadHysteresis { hysteresis: -4.0 }
         );
         assert_eq!(
-            LodBands::new(&[3.0, 90.0], 4.0),
-            Err(LodConfigError::HysteresisSwallowsFirstBand {
+            LodBands::new(&[3.0, 90.0], 4.0).unwrap_err(),
+            LodConfigError::HysteresisSwallowsFirstBand {
                 hysteresis: 4.0,
                 first_edge: 3.0
-            })
+            }
         );
         assert_eq!(
-            LodBands::new(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], 0.5),
-            Err(LodConfigError::TooManyBands { levels: 9, max: 8 })
+            LodBands::new(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], 0.5).unwrap_err(),
+            LodConfigError::TooManyBands { levels: 9, max: 8 }
         );
     }
 }

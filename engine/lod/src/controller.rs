@@ -1,39 +1,16 @@
-//! The LOD controller: decides when to re-evaluate and applies the bands to the registry.
+//! The LOD controller: decides when to re-evaluate and applies its rule to the registry.
+
+use std::ops::RangeInclusive;
+use std::sync::Arc;
 
 use glam::Vec3;
-use sylva_buckets::{PlacementRegistry, MAX_LODS};
+use sylva_buckets::{DistanceLevels, Member, PlacementRegistry, PropKey, MAX_LODS};
 
 use crate::bands::LodBands;
+use crate::config::{LodConfig, LodPolicy, PropLod, ScreenError, Viewport};
 use crate::fade::LodFades;
+use crate::screen::{PropSwitches, ScreenRule, Switches};
 use crate::LodConfigError;
-
-/// How the controller behaves. The defaults are the prototype's.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LodConfig {
-    /// Band edges in metres, strictly increasing: LOD k covers `[edge[k-1], edge[k])`,
-    /// the last LOD everything beyond. At most [`MAX_LODS`]` - 1` edges.
-    pub edges_m: Vec<f32>,
-    /// Margin each side of every edge: a placement goes finer only when closer than
-    /// `edge - hysteresis`, coarser only when farther than `edge + hysteresis`.
-    pub hysteresis_m: f32,
-    /// Re-evaluations per second, at most.
-    pub max_rate_hz: f64,
-    /// Camera movement since the last evaluation below which the camera counts as still.
-    /// It filters jitter; a switch then happens at most this late, well inside the
-    /// hysteresis margin.
-    pub min_camera_travel_m: f32,
-}
-
-impl Default for LodConfig {
-    fn default() -> Self {
-        Self {
-            edges_m: vec![30.0, 90.0, 150.0],
-            hysteresis_m: 4.0,
-            max_rate_hz: 4.0,
-            min_camera_travel_m: 0.5,
-        }
-    }
-}
 
 /// What one [`LodController::tick`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -47,6 +24,8 @@ pub struct TickStats {
     pub moved: u32,
     /// Placed placements per LOD after the tick (index = LOD).
     pub per_lod: [u32; MAX_LODS as usize],
+    /// Placements of loaded props culled for their size or distance after the tick.
+    pub culled: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -55,20 +34,56 @@ struct Evaluation {
     at_s: f64,
 }
 
+/// The rule placements are levelled by.
+#[derive(Debug, Clone)]
+pub(crate) enum Rule {
+    Fixed(LodBands),
+    Screen(ScreenRule),
+}
+
+impl DistanceLevels for Rule {
+    #[inline]
+    fn next_level(&self, member: Member, level: u8, distance_sq: f32) -> u8 {
+        match self {
+            Rule::Fixed(bands) => bands.next(level, distance_sq),
+            Rule::Screen(screen) => screen.next_level(member, level, distance_sq),
+        }
+    }
+
+    fn keeps_level(&self, member: Member, level: u8) -> RangeInclusive<f32> {
+        match self {
+            Rule::Fixed(bands) => bands.keeps(level),
+            Rule::Screen(screen) => screen.keeps_level(member, level),
+        }
+    }
+
+    fn revision(&self) -> u64 {
+        match self {
+            Rule::Fixed(bands) => bands.revision(),
+            Rule::Screen(screen) => screen.revision(),
+        }
+    }
+}
+
 /// Moves placements between LOD levels as the camera moves, by 3D distance from the
-/// camera to the placement's origin.
+/// camera to the placement's origin: under screen-space switching each prop at the
+/// distances its levels' errors and its size give, scaled by the placement's scale;
+/// under fixed bands every placement at the same distances.
 ///
 /// Re-evaluation is capped at `max_rate_hz` and happens only when the camera moved more
-/// than `min_camera_travel_m` since the last one, or when placements were inserted since
-/// (they are evaluated even under a still camera). Otherwise a tick costs a time compare
+/// than `min_camera_travel_m` since the last one, when placements were inserted since
+/// (they are evaluated even under a still camera), or when the rule changed (a prop
+/// described, the viewport or tolerance changed). Otherwise a tick costs a time compare
 /// and one squared-distance compare.
 #[derive(Debug, Clone)]
 pub struct LodController {
-    bands: LodBands,
+    rule: Rule,
     fades: LodFades,
     min_interval_s: f64,
     min_camera_travel_sq: f32,
     last_evaluation: Option<Evaluation>,
+    /// The rule changed since the last evaluation.
+    rule_changed: bool,
 }
 
 impl Default for LodController {
@@ -79,7 +94,22 @@ impl Default for LodController {
 
 impl LodController {
     pub fn new(config: &LodConfig) -> Result<Self, LodConfigError> {
-        let bands = LodBands::new(&config.edges_m, config.hysteresis_m)?;
+        let (rule, fades) = match &config.policy {
+            LodPolicy::FixedBands(fixed) => (
+                Rule::Fixed(LodBands::new(&fixed.edges_m, fixed.hysteresis_m)?),
+                LodFades::fixed(&fixed.edges_m, fixed.hysteresis_m),
+            ),
+            LodPolicy::ScreenError(settings) => {
+                settings.check()?;
+                let switches = Arc::new(Switches::new(settings.clone()));
+                (
+                    Rule::Screen(ScreenRule {
+                        switches: Arc::clone(&switches),
+                    }),
+                    LodFades::screen(switches),
+                )
+            }
+        };
         if !(config.max_rate_hz.is_finite() && config.max_rate_hz > 0.0) {
             return Err(LodConfigError::BadRate {
                 hertz: config.max_rate_hz,
@@ -90,12 +120,78 @@ impl LodController {
             return Err(LodConfigError::BadCameraTravel { metres: travel });
         }
         Ok(Self {
-            bands,
-            fades: LodFades::new(&config.edges_m, config.hysteresis_m),
+            rule,
+            fades,
             min_interval_s: 1.0 / config.max_rate_hz,
             min_camera_travel_sq: travel * travel,
             last_evaluation: None,
+            rule_changed: false,
         })
+    }
+
+    /// Describes `prop` for screen-space switching (on load and on every re-bake): its
+    /// placements move to its own switch distances at the next tick. Fixed bands need no
+    /// description and ignore it.
+    pub fn set_prop(&mut self, prop: PropKey, lod: PropLod) -> Result<(), LodConfigError> {
+        lod.check()?;
+        self.edit_switches(|switches| switches.set_prop(prop, lod));
+        Ok(())
+    }
+
+    /// The viewport switch distances are measured on (its height in pixels and vertical
+    /// field of view); the same viewport again changes nothing.
+    pub fn set_viewport(&mut self, viewport: Viewport) -> Result<(), LodConfigError> {
+        viewport.check()?;
+        self.edit_settings(|settings| settings.viewport = viewport)
+    }
+
+    /// The largest error a level may show, in pixels of the viewport.
+    pub fn set_tolerance_px(&mut self, tolerance_px: f32) -> Result<(), LodConfigError> {
+        self.edit_settings(|settings| settings.tolerance_px = tolerance_px)
+    }
+
+    /// The rule ticks apply, for tests comparing with evaluating every placement.
+    #[cfg(test)]
+    pub(crate) fn rule(&self) -> &Rule {
+        &self.rule
+    }
+
+    /// The screen-space settings, or `None` under fixed bands.
+    pub fn screen_error(&self) -> Option<&ScreenError> {
+        match &self.rule {
+            Rule::Screen(screen) => Some(&screen.switches.settings),
+            Rule::Fixed(_) => None,
+        }
+    }
+
+    /// A prop's switch distances under screen-space switching, once described.
+    pub fn prop_switches(&self, prop: PropKey) -> Option<&PropSwitches> {
+        match &self.rule {
+            Rule::Screen(screen) => screen.switches.prop(prop),
+            Rule::Fixed(_) => None,
+        }
+    }
+
+    fn edit_settings(&mut self, edit: impl FnOnce(&mut ScreenError)) -> Result<(), LodConfigError> {
+        let Some(current) = self.screen_error() else {
+            return Ok(());
+        };
+        let mut settings = current.clone();
+        edit(&mut settings);
+        settings.check()?;
+        if &settings != current {
+            self.edit_switches(|switches| switches.set_settings(settings));
+        }
+        Ok(())
+    }
+
+    fn edit_switches(&mut self, edit: impl FnOnce(&mut Switches)) {
+        let Rule::Screen(screen) = &mut self.rule else {
+            return;
+        };
+        edit(Arc::make_mut(&mut screen.switches));
+        self.fades = LodFades::screen(Arc::clone(&screen.switches));
+        self.rule_changed = true;
     }
 
     /// Call once a frame with the camera's world position and the time in seconds (any
@@ -111,34 +207,41 @@ impl LodController {
         if !self.is_due(registry, camera, now_s) {
             return TickStats {
                 per_lod: registry.placed_per_lod(),
+                culled: registry.culled_len(),
                 ..TickStats::default()
             };
         }
-        let relevel = registry.relevel_by_distance(camera, &self.bands);
+        let relevel = registry.relevel_by_distance(camera, &self.rule);
         self.last_evaluation = Some(Evaluation {
             camera,
             at_s: now_s,
         });
+        self.rule_changed = false;
         TickStats {
             evaluated: relevel.evaluated,
             tested: relevel.tested,
             moved: relevel.moved,
             per_lod: registry.placed_per_lod(),
+            culled: registry.culled_len(),
         }
     }
 
-    /// How renderers cross-fade the levels across each edge (the hysteresis bands).
+    /// How renderers cross-fade the levels across each switch (the hysteresis bands).
     pub fn fades(&self) -> &LodFades {
         &self.fades
     }
 
-    /// The level a new placement at `position` should start at: its band as seen from the
-    /// camera of the last evaluation (level 0 before the first). Passing it to
-    /// `PlacementRegistry::insert` keeps a new far placement from showing at full detail
-    /// until the next evaluation.
-    pub fn level_for(&self, position: Vec3) -> u8 {
+    /// The level a new placement of `member` at `position` should start at: its band as
+    /// seen from the camera of the last evaluation (level 0 before the first). Passing it
+    /// to `PlacementRegistry::insert` keeps a new far placement from showing at full
+    /// detail, or a new tiny one from showing at all, until the next evaluation.
+    pub fn level_for(&self, member: Member, position: Vec3) -> u8 {
         self.last_evaluation.map_or(0, |last| {
-            self.bands.band_for(position.distance_squared(last.camera))
+            let distance_sq = position.distance_squared(last.camera);
+            match &self.rule {
+                Rule::Fixed(bands) => bands.band_for(distance_sq),
+                Rule::Screen(screen) => screen.level_for(member, distance_sq),
+            }
         })
     }
 
@@ -149,6 +252,9 @@ impl LodController {
         let Some(last) = self.last_evaluation else {
             return true;
         };
+        if self.rule_changed {
+            return true;
+        }
         let elapsed_s = now_s - last.at_s;
         let clock_went_back = elapsed_s < 0.0;
         if elapsed_s < self.min_interval_s && !clock_went_back {

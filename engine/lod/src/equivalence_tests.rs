@@ -1,16 +1,20 @@
-//! The controller's cell-skipping relevel gives exactly the levels of the per-placement
-//! evaluation it replaced (`registry.relevel` with `bands.next_level` on every
-//! placement), tick after tick: two registries receive the same operations (inserts,
-//! removals, level writes, prop shapes loaded, re-baked and deleted, camera steps and
-//! jumps), one levelled by [`LodController::tick`], the other by the old pass whenever
-//! the controller evaluated.
+//! The controller's cell-skipping relevel gives exactly the levels of evaluating every
+//! placement with the same rule (`registry.relevel` with `next_level` on each), tick
+//! after tick, under fixed bands and under screen-space switching with per-prop
+//! distances, scales and culling: two registries receive the same operations (inserts,
+//! removals, level writes, prop shapes loaded, re-baked and deleted, props described
+//! anew, tolerance changes, camera steps and jumps), one levelled by
+//! [`LodController::tick`], the other by the per-placement pass whenever the controller
+//! evaluated.
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
 use sylva_buckets::{DistanceLevels, PlacementRegistry, PropKey, PropShape, MAX_LODS};
 
 use crate::bands::LodBands;
-use crate::{LodConfig, LodController};
+use crate::{
+    FixedBands, LodConfig, LodController, LodPolicy, PropLod, ScreenError, Viewport, Visibility,
+};
 
 const PROPS: usize = 3;
 
@@ -19,9 +23,16 @@ enum Op {
     /// `level: None` starts it where the controller's `level_for` says.
     Insert {
         position: Vec3,
+        scale: f32,
         prop: usize,
         level: Option<u8>,
     },
+    /// Describes a prop for screen-space switching anew (as a re-bake does).
+    Describe {
+        prop: usize,
+        lod: PropLod,
+    },
+    Tolerance(f32),
     /// Removes the live placement of rank `pick % live`.
     Remove {
         pick: usize,
@@ -71,8 +82,10 @@ fn op() -> impl Strategy<Value = Op> {
     let jump = (-300.0f32..300.0, -10.0f32..90.0, -300.0f32..300.0)
         .prop_map(|(x, y, z)| Vec3::new(x, y, z));
     prop_oneof![
-        8 => (position(), 0..PROPS, prop::option::weighted(0.5, 0..MAX_LODS))
-            .prop_map(|(position, prop, level)| Op::Insert { position, prop, level }),
+        8 => (position(), scale(), 0..PROPS, prop::option::weighted(0.5, 0..=MAX_LODS))
+            .prop_map(|(position, scale, prop, level)| Op::Insert { position, scale, prop, level }),
+        1 => (0..PROPS, prop_lod()).prop_map(|(prop, lod)| Op::Describe { prop, lod }),
+        1 => (0.3f32..3.0).prop_map(Op::Tolerance),
         2 => any::<usize>().prop_map(|pick| Op::Remove { pick }),
         1 => (any::<usize>(), 0..MAX_LODS).prop_map(|(pick, level)| Op::SetLevel { pick, level }),
         1 => (0..PROPS, prop::option::weighted(0.8, 1..=MAX_LODS), any::<bool>())
@@ -85,8 +98,53 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// Strictly increasing edges, the first above the hysteresis.
+/// Mostly around 1, now and then far from it.
+fn scale() -> impl Strategy<Value = f32> {
+    prop_oneof![4 => 0.7f32..1.4, 1 => 0.05f32..20.0]
+}
+
+/// Errors (level 0's 0, the others in any order), radius and visibility of a prop with
+/// 1 to `MAX_LODS` levels: switches from centimetres to hundreds of metres out.
+fn prop_lod() -> impl Strategy<Value = PropLod> {
+    (
+        prop::collection::vec(0.0f32..0.3, 0..usize::from(MAX_LODS)),
+        0.0f32..20.0,
+        prop_oneof![Just(0.0f32), 0.5f32..4.0],
+        prop::option::weighted(0.3, 5.0f32..300.0),
+    )
+        .prop_map(|(errors, radius_m, min_size_px, max_distance_m)| PropLod {
+            level_errors_m: std::iter::once(0.0).chain(errors).collect(),
+            radius_m,
+            visibility: Visibility {
+                min_size_px,
+                max_distance_m,
+            },
+        })
+}
+
+/// Fixed bands or screen-space switching.
 fn config() -> impl Strategy<Value = LodConfig> {
+    prop_oneof![fixed_config(), screen_config()]
+}
+
+fn screen_config() -> impl Strategy<Value = LodConfig> {
+    (0.3f32..3.0, 0.0f32..0.25, 100.0f32..3000.0).prop_map(|(tolerance_px, hysteresis, height)| {
+        LodConfig {
+            policy: LodPolicy::ScreenError(ScreenError {
+                tolerance_px,
+                hysteresis,
+                viewport: Viewport {
+                    height_px: height,
+                    ..Viewport::REFERENCE
+                },
+            }),
+            ..LodConfig::default()
+        }
+    })
+}
+
+/// Strictly increasing edges, the first above the hysteresis.
+fn fixed_config() -> impl Strategy<Value = LodConfig> {
     (
         prop::collection::vec(1.0f32..60.0, 0..(MAX_LODS as usize)),
         0.0f32..1.0,
@@ -101,8 +159,10 @@ fn config() -> impl Strategy<Value = LodConfig> {
                 .collect();
             let first = edges_m.first().copied().unwrap_or(1.0);
             LodConfig {
-                edges_m,
-                hysteresis_m: first * hysteresis_share * 0.99,
+                policy: LodPolicy::FixedBands(FixedBands {
+                    edges_m,
+                    hysteresis_m: first * hysteresis_share * 0.99,
+                }),
                 ..LodConfig::default()
             }
         })
@@ -163,9 +223,9 @@ impl Twins {
     }
 
     /// A pass outside the controller on both registries, then the check.
-    fn relevel_both(&mut self, bands: &LodBands, camera: Vec3) {
-        let stats = self.fast.relevel_by_distance(camera, bands);
-        let moved = relevel_every_placement(&mut self.reference, bands, camera);
+    fn relevel_both(&mut self, rule: &impl DistanceLevels, camera: Vec3) {
+        let stats = self.fast.relevel_by_distance(camera, rule);
+        let moved = relevel_every_placement(&mut self.reference, rule, camera);
         assert_eq!(stats.moved, moved);
         self.assert_same_levels();
     }
@@ -188,36 +248,52 @@ impl Twins {
     }
 }
 
-/// The pass the controller ran before cells: every placement, one by one.
+/// The pass without cells: every placement, one by one.
 fn relevel_every_placement(
     registry: &mut PlacementRegistry,
-    bands: &LodBands,
+    rule: &impl DistanceLevels,
     camera: Vec3,
 ) -> u32 {
     registry
-        .relevel(|position, level| bands.next_level(level, position.distance_squared(camera)))
+        .relevel(|member, position, level| {
+            rule.next_level(member, level, position.distance_squared(camera))
+        })
         .moved
 }
 
 fn run(config: &LodConfig, ops: &[Op]) {
-    let bands = LodBands::new(&config.edges_m, config.hysteresis_m).unwrap();
     let other_bands = LodBands::new(&[10.0, 50.0], 2.0).unwrap();
     let mut lod = LodController::new(config).unwrap();
     let mut twins = Twins::new();
+    // Two of the three props described from the start: grass-sized and tree-sized.
+    for (prop, errors, radius_m) in [(0, [0.0, 0.004, 0.02], 0.2), (1, [0.0, 0.05, 0.3], 8.0)] {
+        let description = PropLod {
+            level_errors_m: errors.to_vec(),
+            radius_m,
+            visibility: Visibility::default(),
+        };
+        lod.set_prop(twins.keys[prop].0, description).unwrap();
+    }
     let mut camera = Vec3::new(0.0, 20.0, 0.0);
     let mut now = 0.0;
     for op in ops {
         match *op {
             Op::Insert {
                 position,
+                scale,
                 prop,
                 level,
             } => {
-                let level = level.unwrap_or_else(|| lod.level_for(position));
+                let (fast, reference) = twins.keys[prop];
+                let member = sylva_buckets::Member { prop: fast, scale };
+                let level = level.unwrap_or_else(|| lod.level_for(member, position));
                 let id = twins.next_id;
                 twins.next_id += 1;
-                let transform = Mat4::from_translation(position);
-                let (fast, reference) = twins.keys[prop];
+                let transform = Mat4::from_scale_rotation_translation(
+                    Vec3::splat(scale),
+                    Quat::from_rotation_y(position.x),
+                    position,
+                );
                 twins.fast.insert(id, fast, transform, level).unwrap();
                 twins
                     .reference
@@ -243,19 +319,29 @@ fn run(config: &LodConfig, ops: &[Op]) {
                 lods,
                 impostor,
             } => twins.shape(prop, lods, impostor),
+            Op::Describe {
+                prop,
+                lod: ref description,
+            } => lod
+                .set_prop(twins.keys[prop].0, description.clone())
+                .unwrap(),
+            Op::Tolerance(pixels) => lod.set_tolerance_px(pixels).unwrap(),
             Op::MoveCamera(step) => camera += step,
             Op::JumpCamera(to) => camera = to,
             Op::Tick { seconds } => {
                 now += seconds;
                 let stats = lod.tick(&mut twins.fast, camera, now);
                 if stats.evaluated > 0 {
-                    let moved = relevel_every_placement(&mut twins.reference, &bands, camera);
+                    let moved = relevel_every_placement(&mut twins.reference, lod.rule(), camera);
                     assert_eq!(stats.moved, moved);
                     assert!(stats.tested <= stats.evaluated);
                 }
                 twins.assert_same_levels();
             }
-            Op::Relevel => twins.relevel_both(&bands, camera),
+            Op::Relevel => {
+                let rule = lod.rule().clone();
+                twins.relevel_both(&rule, camera);
+            }
             Op::RelevelByOtherBands => twins.relevel_both(&other_bands, camera),
         }
     }
@@ -274,18 +360,27 @@ proptest! {
     }
 }
 
-/// 20,000 placements over 512 m, a camera flying at 12 m/s with a jump now and then,
-/// bands at 30 and 90 m: the same levels as evaluating every placement after every
-/// tick, and a flying tick tests a small share of the placements.
-#[test]
-fn a_flying_camera_tests_the_cells_near_the_band_edges_only() {
-    let config = LodConfig {
-        edges_m: vec![30.0, 90.0],
-        ..LodConfig::default()
-    };
-    let bands = LodBands::new(&config.edges_m, config.hysteresis_m).unwrap();
-    let mut lod = LodController::new(&config).unwrap();
+/// Props 0 and 1 described for screen-space switching: a grass tuft (switches at
+/// metres, culled past ~120 m) and a tree (switches at tens of metres, never culled in
+/// range).
+fn describe_grass_and_tree(lod: &mut LodController, twins: &Twins) {
+    for (prop, errors, radius_m) in [(0, [0.0, 0.004, 0.02], 0.2), (1, [0.0, 0.05, 0.3], 8.0)] {
+        let description = PropLod {
+            level_errors_m: errors.to_vec(),
+            radius_m,
+            visibility: Visibility::default(),
+        };
+        lod.set_prop(twins.keys[prop].0, description).unwrap();
+    }
+}
+
+/// 20,000 placements over 512 m, a camera flying at 12 m/s with a jump now and then: the
+/// same levels as evaluating every placement after every tick, and a flying tick tests
+/// a small share of the placements.
+fn fly(config: &LodConfig) -> u32 {
+    let mut lod = LodController::new(config).unwrap();
     let mut twins = Twins::new();
+    describe_grass_and_tree(&mut lod, &twins);
     let mut state = 7u64;
     let mut unit = || {
         state = state
@@ -295,7 +390,9 @@ fn a_flying_camera_tests_the_cells_near_the_band_edges_only() {
     };
     for id in 0..20_000 {
         let position = Vec3::new(unit() * 512.0, unit() * 40.0, unit() * 512.0);
-        let transform = Mat4::from_translation(position);
+        let scale = 0.7 + 0.7 * unit();
+        let transform =
+            Mat4::from_scale_rotation_translation(Vec3::splat(scale), Quat::IDENTITY, position);
         let (fast, reference) = twins.keys[id as usize % 2];
         twins.fast.insert(id, fast, transform, 0).unwrap();
         twins.reference.insert(id, reference, transform, 0).unwrap();
@@ -317,37 +414,67 @@ fn a_flying_camera_tests_the_cells_near_the_band_edges_only() {
         assert_eq!(stats.evaluated, 20_000);
         assert_eq!(
             stats.moved,
-            relevel_every_placement(&mut twins.reference, &bands, camera)
+            relevel_every_placement(&mut twins.reference, lod.rule(), camera)
         );
         twins.assert_same_levels();
         if tick > 0 && tick % 50 != 25 && tick % 50 != 26 {
             flying_tests.push(stats.tested);
         }
     }
-    let most = *flying_tests.iter().max().unwrap();
+    *flying_tests.iter().max().unwrap()
+}
+
+#[test]
+fn a_flying_camera_tests_the_cells_near_the_band_edges_only() {
+    let most = fly(&LodConfig::fixed_bands(vec![30.0, 90.0]));
     assert!(
         most < 20_000 / 4,
         "a flying tick tested {most} of 20,000 placements"
     );
 }
 
-/// `keeps_level` is exactly where `next_level` keeps a level, at the range's ends too.
+#[test]
+fn a_flying_camera_tests_the_cells_near_each_props_switches_only() {
+    let most = fly(&LodConfig::default());
+    assert!(
+        most < 20_000 / 4,
+        "a flying tick tested {most} of 20,000 placements"
+    );
+}
+
+/// `keeps_level` is exactly where `next_level` keeps a level, at the range's ends too,
+/// for fixed bands and for screen-space switching at several scales.
 #[test]
 fn the_kept_range_of_every_level_keeps_it_and_its_outside_does_not() {
-    let bands = LodBands::new(&[30.0, 90.0], 4.0).unwrap();
-    for level in 0..MAX_LODS {
-        let kept = bands.keeps_level(level);
+    let fixed = LodController::new(&LodConfig::fixed_bands(vec![30.0, 90.0])).unwrap();
+    let mut screen = LodController::new(&LodConfig::default()).unwrap();
+    let twins = Twins::new();
+    describe_grass_and_tree(&mut screen, &twins);
+    for lod in [&fixed, &screen] {
+        for (prop, scale) in [(0, 1.0), (0, 0.3), (1, 2.5), (2, 1.0)] {
+            let member = sylva_buckets::Member {
+                prop: twins.keys[prop].0,
+                scale,
+            };
+            check_kept_ranges(lod.rule(), member);
+        }
+    }
+}
+
+fn check_kept_ranges(rule: &impl DistanceLevels, member: sylva_buckets::Member) {
+    for level in 0..=sylva_buckets::CULLED_LEVEL {
+        let kept = rule.keeps_level(member, level);
         let (start, end) = (*kept.start(), *kept.end());
         for distance_sq in [start, end, (start + end.min(1e9)) / 2.0] {
             if kept.contains(&distance_sq) {
-                assert_eq!(bands.next_level(level, distance_sq), level);
+                assert_eq!(rule.next_level(member, level, distance_sq), level);
             }
         }
         if start > 0.0 && start.is_finite() {
-            assert_ne!(bands.next_level(level, start.next_down()), level);
+            assert_ne!(rule.next_level(member, level, start.next_down()), level);
         }
         if end.is_finite() {
-            assert_ne!(bands.next_level(level, end.next_up()), level);
+            assert_ne!(rule.next_level(member, level, end.next_up()), level);
         }
     }
 }

@@ -25,4 +25,27 @@ pub enum LodConfigError {
         "the camera travel threshold must be a finite, non-negative number of metres, got {metres}"
     )]
     BadCameraTravel { metres: f32 },
+    #[error("the LOD tolerance must be a positive, finite number of pixels, got {pixels}")]
+    BadTolerance { pixels: f32 },
+    #[error(
+        "the relative hysteresis must be between 0 and 0.25 of a switch distance, got {share}"
+    )]
+    BadRelativeHysteresis { share: f32 },
+    #[error(
+        "a viewport needs at least 1 pixel of height and a field of view between 0 and π, got {height_px} px at {vertical_fov_rad} rad"
+    )]
+    BadViewport {
+        height_px: f32,
+        vertical_fov_rad: f32,
+    },
+    #[error("a prop has 1 to {max} drawable levels, got {levels}")]
+    BadPropLevels { levels: usize, max: u8 },
+    #[error("level {level}'s error must be a finite, non-negative number of metres, got {error}")]
+    BadLevelError { level: usize, error: f32 },
+    #[error("a bounding radius must be a finite, non-negative number of metres, got {radius}")]
+    BadRadius { radius: f32 },
+    #[error("min_size_px must be a finite, non-negative number of pixels, got {pixels}")]
+    BadMinSize { pixels: f32 },
+    #[error("max_distance_m must be a positive, finite number of metres, got {metres}")]
+    BadMaxDistance { metres: f32 },
 }

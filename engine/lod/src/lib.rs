@@ -1,24 +1,36 @@
-//! The distance LOD controller for sylva.
+//! The LOD controller for sylva.
 //!
 //! Each frame, [`LodController::tick`] may re-evaluate every placement of a
-//! [`sylva_buckets::PlacementRegistry`] against distance bands (default 0–30 m, 30–90 m,
-//! 90–150 m and beyond, the last band a prop's impostor where it has one) with
-//! hysteresis at every edge (default ±4 m), and move the ones that changed band to their
-//! LOD's buckets. The registry's ground cells let it test one by one only the
-//! placements of cells that straddle a band's hysteresis margin; the levels are those
-//! testing every placement gives. Distance is 3D, camera to placement origin: a camera
-//! high above a forest sees it as far away, as its screen size says.
+//! [`sylva_buckets::PlacementRegistry`] and move the ones whose level changed to their
+//! LOD's buckets. By default levels switch by screen-space error ([`LodPolicy::ScreenError`]):
+//! each prop's levels give way at the distance where the next one's baked error projects
+//! within a tolerance in pixels (1 px on the viewport by default), scaled by each
+//! placement's scale, and a placement whose bounding sphere covers fewer pixels than its
+//! prop's minimum size is culled: it leaves the buckets and casts no shadow. Every switch
+//! has a hysteresis of a few percent of its distance, across which the two levels
+//! cross-fade ([`LodFades`]). [`LodPolicy::FixedBands`] keeps the same distance bands
+//! for every placement instead (30, 90 and 150 m, ±4 m), for comparison.
+//!
+//! The registry's cells (one prop's placements in a 32 m ground square) let the
+//! controller test one by one only the placements of cells that straddle a switch's
+//! hysteresis margin; the levels are those testing every placement gives. Distance is
+//! 3D, camera to placement origin: a camera high above a forest sees it as far away, as
+//! its screen size says.
 //!
 //! Re-evaluation is capped in rate (default 4 Hz) and gated on real camera movement, so a
 //! still camera costs O(1) a frame. The caller passes time in: no clocks inside.
 
 mod bands;
+mod config;
 mod controller;
 #[cfg(test)]
 mod equivalence_tests;
 mod error;
 mod fade;
+mod screen;
 
-pub use controller::{LodConfig, LodController, TickStats};
+pub use config::{FixedBands, LodConfig, LodPolicy, PropLod, ScreenError, Viewport, Visibility};
+pub use controller::{LodController, TickStats};
 pub use error::LodConfigError;
 pub use fade::LodFades;
+pub use screen::{PropSwitches, Switches};

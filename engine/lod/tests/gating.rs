@@ -1,8 +1,17 @@
 //! When the controller re-evaluates: rate cap, camera movement, new placements, odd input.
 
 use glam::{Mat4, Vec3};
-use sylva_buckets::{PlacementRegistry, PropKey, PropShape};
-use sylva_lod::{LodConfig, LodConfigError, LodController};
+use sylva_buckets::{Member, PlacementRegistry, PropKey, PropShape};
+use sylva_lod::{FixedBands, LodConfig, LodConfigError, LodController, LodPolicy};
+
+/// The 30, 90 and 150 m bands (±4 m) every placement shares.
+fn fixed_bands() -> LodController {
+    LodController::new(&LodConfig::fixed_bands(vec![30.0, 90.0, 150.0])).unwrap()
+}
+
+fn unit(prop: PropKey) -> Member {
+    Member { prop, scale: 1.0 }
+}
 
 fn registry_with_row(count: u64) -> (PlacementRegistry, PropKey) {
     let mut registry = PlacementRegistry::new();
@@ -29,7 +38,7 @@ fn registry_with_row(count: u64) -> (PlacementRegistry, PropKey) {
 #[test]
 fn a_still_camera_evaluates_nothing_after_the_first_tick() {
     let (mut registry, _) = registry_with_row(100);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     let camera = Vec3::new(5.0, 2.0, 5.0);
     assert_eq!(lod.tick(&mut registry, camera, 0.0).evaluated, 100);
     for frame in 1..600 {
@@ -42,7 +51,7 @@ fn a_still_camera_evaluates_nothing_after_the_first_tick() {
 #[test]
 fn re_evaluation_is_capped_at_4_hz_while_the_camera_moves_every_frame() {
     let (mut registry, _) = registry_with_row(10);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     let mut evaluated_at = vec![];
     for frame in 0..=120 {
         let now = frame as f64 / 60.0;
@@ -60,7 +69,7 @@ fn re_evaluation_is_capped_at_4_hz_while_the_camera_moves_every_frame() {
 #[test]
 fn camera_jitter_below_the_travel_threshold_is_not_movement() {
     let (mut registry, _) = registry_with_row(10);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     lod.tick(&mut registry, Vec3::ZERO, 0.0);
     for second in 1..10 {
         let jitter = Vec3::new(0.3, -0.2, 0.1) * (second % 2) as f32;
@@ -76,7 +85,7 @@ fn camera_jitter_below_the_travel_threshold_is_not_movement() {
 #[test]
 fn placements_inserted_under_a_still_camera_are_evaluated_at_the_next_allowed_tick() {
     let (mut registry, pine) = registry_with_row(1);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     lod.tick(&mut registry, Vec3::ZERO, 0.0);
     registry
         .insert(
@@ -101,16 +110,16 @@ fn placements_inserted_under_a_still_camera_are_evaluated_at_the_next_allowed_ti
 #[test]
 fn level_for_starts_a_new_placement_in_its_band_so_nothing_moves_later() {
     let (mut registry, pine) = registry_with_row(1);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     assert_eq!(
-        lod.level_for(Vec3::new(500.0, 0.0, 0.0)),
+        lod.level_for(unit(pine), Vec3::new(500.0, 0.0, 0.0)),
         0,
         "no camera yet"
     );
     lod.tick(&mut registry, Vec3::ZERO, 0.0);
 
     let far = Vec3::new(0.0, 0.0, 120.0);
-    let level = lod.level_for(far);
+    let level = lod.level_for(unit(pine), far);
     assert_eq!(level, 2);
     registry
         .insert(9, pine, Mat4::from_translation(far), level)
@@ -123,7 +132,7 @@ fn level_for_starts_a_new_placement_in_its_band_so_nothing_moves_later() {
 #[test]
 fn a_clock_that_goes_back_does_not_stall_evaluation() {
     let (mut registry, _) = registry_with_row(10);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     lod.tick(&mut registry, Vec3::ZERO, 1_000.0);
     let stats = lod.tick(&mut registry, Vec3::new(50.0, 0.0, 0.0), 0.0);
     assert_eq!(stats.evaluated, 10);
@@ -132,7 +141,7 @@ fn a_clock_that_goes_back_does_not_stall_evaluation() {
 #[test]
 fn non_finite_cameras_and_times_are_ignored_and_do_not_freeze_later_ticks() {
     let (mut registry, _) = registry_with_row(10);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     lod.tick(&mut registry, Vec3::ZERO, 0.0);
     let nan_camera = lod.tick(&mut registry, Vec3::new(f32::NAN, 0.0, 0.0), 1.0);
     assert_eq!(nan_camera.evaluated, 0);
@@ -162,10 +171,7 @@ fn invalid_gates_are_refused() {
         LodController::new(&bad_travel).unwrap_err(),
         LodConfigError::BadCameraTravel { metres: -1.0 }
     );
-    let bad_edges = LodConfig {
-        edges_m: vec![90.0, 30.0],
-        ..LodConfig::default()
-    };
+    let bad_edges = LodConfig::fixed_bands(vec![90.0, 30.0]);
     assert!(matches!(
         LodController::new(&bad_edges),
         Err(LodConfigError::EdgesNotIncreasing { index: 1, .. })
@@ -175,8 +181,10 @@ fn invalid_gates_are_refused() {
 #[test]
 fn more_levels_can_be_configured() {
     let config = LodConfig {
-        edges_m: vec![15.0, 30.0, 60.0, 120.0],
-        hysteresis_m: 2.0,
+        policy: LodPolicy::FixedBands(FixedBands {
+            edges_m: vec![15.0, 30.0, 60.0, 120.0],
+            hysteresis_m: 2.0,
+        }),
         ..LodConfig::default()
     };
     let mut lod = LodController::new(&config).unwrap();

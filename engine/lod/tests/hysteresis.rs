@@ -1,8 +1,13 @@
 //! Hysteresis at the band edges, through the controller and a real registry.
 
 use glam::{Mat4, Vec3};
-use sylva_buckets::{PlacementRegistry, PropKey, PropShape};
-use sylva_lod::LodController;
+use sylva_buckets::{Member, PlacementRegistry, PropKey, PropShape};
+use sylva_lod::{LodConfig, LodController};
+
+/// The 30, 90 and 150 m bands (±4 m) every placement shares.
+fn fixed_bands() -> LodController {
+    LodController::new(&LodConfig::fixed_bands(vec![30.0, 90.0, 150.0])).unwrap()
+}
 
 const TREE: PropShape = PropShape {
     parts: 2,
@@ -45,7 +50,7 @@ fn a_camera_oscillating_3_m_around_the_band_edges_moves_nothing_after_the_first_
         .flat_map(circle)
         .collect();
     let (mut registry, _) = registry_with(&positions);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
 
     let first = lod.tick(&mut registry, Vec3::new(-3.0, 0.0, 0.0), 0.0);
     assert!(
@@ -74,14 +79,25 @@ fn a_camera_oscillating_3_m_around_the_band_edges_moves_nothing_after_the_first_
 #[test]
 fn crossing_a_band_edge_by_5_m_moves_exactly_the_placements_past_the_hysteresis() {
     let (mut registry, pine) = registry_with(&[]);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     lod.tick(&mut registry, Vec3::ZERO, 0.0);
     let distances = [28.5, 29.5, 29.9, 30.5, 88.5, 89.5, 89.9, 90.5];
     for (id, x) in (0..).zip(distances) {
         let position = Vec3::new(x, 0.0, 0.0);
         let transform = Mat4::from_translation(position);
         registry
-            .insert(id, pine, transform, lod.level_for(position))
+            .insert(
+                id,
+                pine,
+                transform,
+                lod.level_for(
+                    Member {
+                        prop: pine,
+                        scale: 1.0,
+                    },
+                    position,
+                ),
+            )
             .unwrap();
     }
     assert_eq!(lods(&registry, 8), [0, 0, 0, 1, 1, 1, 1, 2]);
@@ -104,7 +120,7 @@ fn crossing_a_band_edge_by_5_m_moves_exactly_the_placements_past_the_hysteresis(
 #[test]
 fn distance_is_measured_in_3d_from_the_camera() {
     let (mut registry, _) = registry_with(&[Vec3::ZERO]);
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     let stats = lod.tick(&mut registry, Vec3::new(0.0, 100.0, 0.0), 0.0);
     assert_eq!(stats.moved, 1);
     assert_eq!(
@@ -133,7 +149,7 @@ fn a_prop_with_fewer_lods_than_bands_sits_at_its_coarsest_beyond_them() {
             .insert(id, bush, Mat4::from_translation(Vec3::new(x, 0.0, 0.0)), 0)
             .unwrap();
     }
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     let stats = lod.tick(&mut registry, Vec3::ZERO, 0.0);
     assert_eq!(lods(&registry, 3), [0, 1, 1]);
     assert_eq!(stats.moved, 2);

@@ -4,7 +4,12 @@
 
 use glam::{Mat4, Quat, Vec3};
 use sylva_buckets::{PlacementRegistry, PropKey, PropShape};
-use sylva_lod::LodController;
+use sylva_lod::{LodConfig, LodController};
+
+/// The 30, 90 and 150 m bands (±4 m) every placement shares.
+fn fixed_bands() -> LodController {
+    LodController::new(&LodConfig::fixed_bands(vec![30.0, 90.0, 150.0])).unwrap()
+}
 
 const PLACEMENTS: u64 = 1_500;
 const TICKS: u32 = 600;
@@ -101,7 +106,7 @@ fn an_orbiting_camera_moving_placements_over_1274_times_leaves_every_transform_i
         registry.insert(id, prop, *transform, 0).unwrap();
     }
 
-    let mut lod = LodController::default();
+    let mut lod = fixed_bands();
     let mut cumulative_moves = 0;
     for tick in 0..TICKS {
         // A quarter-second apart: every tick may evaluate. The orbit's radius swings

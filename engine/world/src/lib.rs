@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use glam::{Vec2, Vec3};
 use rustc_hash::FxHashMap;
-use sylva_buckets::{PlacementRegistry, PropKey, PropShape, RegistryError};
-use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, TickStats};
+use sylva_buckets::{scale_of, Member, PlacementRegistry, PropKey, PropShape, RegistryError};
+use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport};
 use sylva_scatter::{
     Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
     Session, SessionError,
@@ -77,9 +77,34 @@ impl World {
         &self.editor
     }
 
-    /// How the LOD levels cross-fade across each band edge, for the renderer.
+    /// How the LOD levels cross-fade across each switch, for the renderer.
     pub fn lod_fades(&self) -> &LodFades {
         self.lod.fades()
+    }
+
+    /// The LOD controller, to read its settings and each prop's switch distances.
+    pub fn lod(&self) -> &LodController {
+        &self.lod
+    }
+
+    /// Describes a prop's levels and size for screen-space switching (on load and on
+    /// every re-bake); its placements move to their own switch distances at the next
+    /// LOD tick.
+    pub fn describe_prop_lod(&mut self, prop: &str, lod: PropLod) -> Result<PropKey, WorldError> {
+        let key = self.prop_key(prop);
+        self.lod.set_prop(key, lod)?;
+        Ok(key)
+    }
+
+    /// The viewport LOD switch distances are measured on (a window's height and field of
+    /// view).
+    pub fn set_lod_viewport(&mut self, viewport: Viewport) -> Result<(), WorldError> {
+        Ok(self.lod.set_viewport(viewport)?)
+    }
+
+    /// The largest error a level may show, in pixels.
+    pub fn set_lod_tolerance_px(&mut self, tolerance_px: f32) -> Result<(), WorldError> {
+        Ok(self.lod.set_tolerance_px(tolerance_px)?)
     }
 
     pub fn registry(&self) -> &PlacementRegistry {
@@ -235,10 +260,15 @@ impl World {
 
     fn insert(&mut self, placement: &Placement) -> Result<(), WorldError> {
         let key = self.prop_key(&placement.prop);
-        let level = self.lod.level_for(placement.position);
+        let transform = placement.transform();
+        let member = Member {
+            prop: key,
+            scale: scale_of(&transform),
+        };
+        let level = self.lod.level_for(member, placement.position);
         Ok(self
             .registry
-            .insert(placement.id.0, key, placement.transform(), level)?)
+            .insert(placement.id.0, key, transform, level)?)
     }
 }
 

@@ -10,7 +10,9 @@ use std::ops::Range;
 
 use glam::{Mat4, Vec3};
 
-use super::sphere::{largest_axis, Sphere};
+use sylva_buckets::scale_of;
+
+use super::sphere::Sphere;
 
 /// Slots per block: 64 instances share one test where a view sees all or none of them.
 pub const BLOCK_SLOTS: usize = 64;
@@ -20,7 +22,9 @@ pub const BLOCK_SLOTS: usize = 64;
 pub struct SlotBlock {
     min: Vec3,
     max: Vec3,
-    /// The largest scale of any instance in the block (its largest axis).
+    /// The smallest and the largest scale of any instance in the block (its largest
+    /// axis).
+    min_scale: f32,
     max_scale: f32,
 }
 
@@ -28,6 +32,7 @@ impl SlotBlock {
     const EMPTY: Self = Self {
         min: Vec3::splat(f32::INFINITY),
         max: Vec3::splat(f32::NEG_INFINITY),
+        min_scale: f32::INFINITY,
         max_scale: 0.0,
     };
 
@@ -42,9 +47,10 @@ impl SlotBlock {
         let mut block = Self::EMPTY;
         for (model, scale) in transforms.iter().zip(scales) {
             let origin = model.w_axis.truncate();
-            *scale = largest_axis(model);
+            *scale = scale_of(model);
             block.min = block.min.min(origin);
             block.max = block.max.max(origin);
+            block.min_scale = block.min_scale.min(*scale);
             block.max_scale = block.max_scale.max(*scale);
         }
         block
@@ -55,8 +61,14 @@ impl SlotBlock {
         nodes.iter().fold(Self::EMPTY, |all, node| Self {
             min: all.min.min(node.min),
             max: all.max.max(node.max),
+            min_scale: all.min_scale.min(node.min_scale),
             max_scale: all.max_scale.max(node.max_scale),
         })
+    }
+
+    /// The smallest and the largest scale of the instances in these bounds.
+    pub fn scales(&self) -> (f32, f32) {
+        (self.min_scale, self.max_scale)
     }
 
     /// The nearest and farthest any instance origin in these bounds can be from `eye`.

@@ -10,7 +10,7 @@ use glam::{Mat4, Vec3, Vec4};
 use rend3::Renderer;
 use wgpu::{Buffer, BufferUsages};
 
-use sylva_buckets::{BucketKey, PlacementRegistry};
+use sylva_buckets::{BucketKey, PlacementRegistry, PropKey};
 use sylva_lod::LodFades;
 
 use super::blocks::{Node, SlotBlocks};
@@ -128,6 +128,9 @@ pub struct Instances<'a> {
 pub struct Band<'a> {
     pub eye: Vec3,
     pub fades: &'a LodFades,
+    /// The bucket's prop: under screen-space switching each prop fades at its own
+    /// distances, scaled by each instance's scale.
+    pub prop: PropKey,
     /// The bucket's level.
     pub level: u8,
     /// The levels its prop has (mesh LODs and impostor).
@@ -135,14 +138,29 @@ pub struct Band<'a> {
 }
 
 impl Band<'_> {
-    /// Whether an origin at `distance` fades with the finer level (`Some(share)`, the
-    /// share being this level's) or with the coarser one (`Err(share)`, the coarser
-    /// level's), or draws here alone (`None`).
-    fn classify(&self, steady: (f32, f32), distance: f32) -> Option<Result<f32, f32>> {
+    /// The distances over which every instance with a scale in `scales` draws at this
+    /// level alone.
+    fn steady(&self, scales: (f32, f32)) -> (f32, f32) {
+        self.fades
+            .steady(self.prop, self.level, self.levels, scales)
+    }
+
+    /// Whether an origin of an instance of `scale` at `distance` fades with the finer
+    /// level (`Some(Ok(share))`, the share being this level's) or with the coarser one
+    /// (`Some(Err(share))`, the coarser level's, or nothing past the last level), or
+    /// draws here alone (`None`).
+    fn classify(&self, scale: f32, distance: f32) -> Option<Result<f32, f32>> {
+        let steady = self.steady((scale, scale));
         if distance < steady.0 {
-            Some(Ok(self.fades.coarser_share(self.level - 1, distance)))
+            let share = self
+                .fades
+                .coarser_share(self.prop, self.level - 1, scale, distance);
+            Some(Ok(share))
         } else if distance > steady.1 {
-            Some(Err(self.fades.coarser_share(self.level, distance)))
+            let share = self
+                .fades
+                .coarser_share(self.prop, self.level, scale, distance);
+            Some(Err(share))
         } else {
             None
         }
@@ -176,7 +194,7 @@ impl BucketSlots {
     /// sphere's centre and radius), walking the bucket's tree of bounds from the top: a
     /// node whose bounding sphere `draws` refuses is skipped whole, and one that
     /// `holds_all` (every sphere inside it would be drawn) with every origin in the
-    /// band's steady distances is taken whole; only the nodes on the view's edge or
+    /// steady distances of every scale in it is taken whole; only the nodes on the view's edge or
     /// across a fade look at their children, and only blocks there at their instances.
     /// A stroke's placements sit in neighbouring slots, so runs are long.
     pub fn cull(
@@ -190,7 +208,6 @@ impl BucketSlots {
         let mut walk = Walk {
             instances,
             band,
-            steady: band.fades.steady(band.level, band.levels),
             draws: &draws,
             holds_all: &holds_all,
             open: None,
@@ -206,7 +223,6 @@ impl BucketSlots {
 struct Walk<'a, D, H> {
     instances: &'a Instances<'a>,
     band: &'a Band<'a>,
-    steady: (f32, f32),
     draws: &'a D,
     holds_all: &'a H,
     /// The steady run being built.
@@ -226,7 +242,8 @@ impl<D: Fn(Vec3, f32) -> bool, H: Fn(Vec3, f32) -> bool> Walk<'_, D, H> {
         let all_seen = (self.holds_all)(center, radius);
         if all_seen {
             let (near, far) = bounds.origin_distances(self.band.eye);
-            if near >= self.steady.0 && far <= self.steady.1 {
+            let steady = self.band.steady(bounds.scales());
+            if near >= steady.0 && far <= steady.1 {
                 return self.extend(out, slots);
             }
         }
@@ -239,16 +256,17 @@ impl<D: Fn(Vec3, f32) -> bool, H: Fn(Vec3, f32) -> bool> Walk<'_, D, H> {
         let part = instances.part;
         for slot in slots {
             let model = &instances.transforms[slot as usize];
+            let scale = instances.blocks.scale(slot);
             let seen = all_seen || {
                 let center = model.transform_point3(part.center);
-                (self.draws)(center, part.radius * instances.blocks.scale(slot))
+                (self.draws)(center, part.radius * scale)
             };
             if !seen {
                 self.close(out);
                 continue;
             }
             let distance = model.w_axis.truncate().distance(self.band.eye);
-            match self.band.classify(self.steady, distance) {
+            match self.band.classify(scale, distance) {
                 None => self.extend(out, slot..slot + 1),
                 Some(fade) => {
                     self.close(out);
@@ -585,9 +603,11 @@ mod tests {
             };
 
             let hard = sylva_lod::LodController::default().fades().hard();
+            let prop = sylva_buckets::PlacementRegistry::new().intern("prop");
             let band = Band {
                 eye: Vec3::ZERO,
                 fades: &hard,
+                prop,
                 level: 0,
                 levels: 1,
             };
@@ -662,13 +682,10 @@ mod tests {
         // Two levels of one part, edge at 30 m faded ±4 m; the camera at the origin
         // looking along +z sees placements every metre from 10 to 50 m, the near half in
         // level 0's bucket and the far half in level 1's, as hysteresis may leave them.
-        let fades = sylva_lod::LodController::new(&sylva_lod::LodConfig {
-            edges_m: vec![30.0],
-            ..Default::default()
-        })
-        .unwrap()
-        .fades()
-        .clone();
+        let fades = sylva_lod::LodController::new(&sylva_lod::LodConfig::fixed_bands(vec![30.0]))
+            .unwrap()
+            .fades()
+            .clone();
         let camera = camera();
         let prop = sylva_buckets::PlacementRegistry::new().intern("tree");
         let keys = [0, 1].map(|lod| BucketKey { prop, part: 0, lod });
@@ -696,6 +713,7 @@ mod tests {
             let band = Band {
                 eye: Vec3::ZERO,
                 fades: &fades,
+                prop,
                 level: level as u8,
                 levels: 2,
             };
@@ -729,7 +747,7 @@ mod tests {
             }
         }
         for ((_, d), draws) in drawn {
-            let share = fades.coarser_share(0, d as f32);
+            let share = fades.coarser_share(prop, 0, 1.0, d as f32);
             let expected = match d {
                 ..=26 => vec![(0, 0.0)],
                 34.. => vec![(1, 0.0)],

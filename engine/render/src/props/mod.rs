@@ -440,6 +440,7 @@ impl PropsRenderer {
                 let band = Band {
                     eye,
                     fades: &self.fades,
+                    prop: key.prop,
                     level: key.lod,
                     levels: shape.levels(),
                 };

@@ -1,7 +1,7 @@
 //! A part's bounding sphere in prop space, and the scale an instance's transform
 //! applies to it. Culling tests these spheres; slot blocks bound them.
 
-use glam::{Mat4, Vec3};
+use glam::Vec3;
 
 /// A part's bounding sphere in prop space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -11,13 +11,14 @@ pub struct Sphere {
 }
 
 impl Sphere {
-    /// The sphere of an instance placed by `model` (scale taken as its largest axis):
+    /// The sphere of an instance placed by `model` (scale taken as its largest axis,
+    /// [`sylva_buckets::scale_of`]):
     /// what culling computes slot by slot, with the scale cached beside the blocks.
     #[cfg(test)]
-    pub fn transformed(self, model: &Mat4) -> (Vec3, f32) {
+    pub fn transformed(self, model: &glam::Mat4) -> (Vec3, f32) {
         (
             model.transform_point3(self.center),
-            self.radius * largest_axis(model),
+            self.radius * sylva_buckets::scale_of(model),
         )
     }
 
@@ -39,19 +40,10 @@ impl Sphere {
     }
 }
 
-/// The largest axis length of a transform: the scale [`Sphere::transformed`] applies.
-pub fn largest_axis(model: &Mat4) -> f32 {
-    model
-        .x_axis
-        .truncate()
-        .length()
-        .max(model.y_axis.truncate().length())
-        .max(model.z_axis.truncate().length())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Mat4;
 
     #[test]
     fn transformed_spheres_scale_with_the_instance() {
