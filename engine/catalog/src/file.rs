@@ -6,6 +6,7 @@ use thiserror::Error;
 
 use crate::bake::BakeOverride;
 use crate::parse::{parse, Format, ParseError};
+use crate::visibility::VisibilityOverride;
 
 /// `assets/catalog.ron` as written by hand.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -30,6 +31,9 @@ pub struct CategoryEntry {
     /// Bake settings of the category's props.
     #[serde(default, skip_serializing_if = "BakeOverride::is_empty")]
     pub bake: BakeOverride,
+    /// When the category's props are too small or too far to draw.
+    #[serde(default, skip_serializing_if = "VisibilityOverride::is_empty")]
+    pub visibility: VisibilityOverride,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -44,6 +48,9 @@ pub struct PropOverride {
     /// Bake settings of this prop, over its category's.
     #[serde(default, skip_serializing_if = "BakeOverride::is_empty")]
     pub bake: BakeOverride,
+    /// When this prop is too small or too far to draw, over its category's.
+    #[serde(default, skip_serializing_if = "VisibilityOverride::is_empty")]
+    pub visibility: VisibilityOverride,
 }
 
 /// An inclusive range of uniform scale factors, `(min, max)`.
@@ -120,6 +127,9 @@ impl CatalogFile {
             if let Some((field, message)) = category.bake.problem() {
                 return Err((format!("categories.{name}.bake.{field}"), message));
             }
+            if let Some((field, message)) = category.visibility.problem() {
+                return Err((format!("categories.{name}.visibility.{field}"), message));
+            }
         }
         for (id, o) in &self.props {
             if let Some(scale) = o.scale.filter(|s| !s.is_valid()) {
@@ -136,6 +146,18 @@ impl CatalogFile {
             }
             if let Some((field, message)) = o.bake.problem() {
                 return Err((format!("props.{id}.bake.{field}"), message));
+            }
+            if let Some((field, message)) = o.visibility.problem() {
+                return Err((format!("props.{id}.visibility.{field}"), message));
+            }
+            let category = id
+                .split_once('/')
+                .map_or(id.as_str(), |(category, _)| category);
+            if !self.categories.contains_key(category) {
+                return Err((
+                    format!("props.{id}"),
+                    format!("names category `{category}`, which the catalog does not define"),
+                ));
             }
         }
         Ok(())
@@ -210,5 +232,50 @@ mod tests {
             matches!(&err, CatalogFileError::Invalid { path, .. } if path == "categories.rock.scale"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn visibility_resolves_prop_over_category_over_default() {
+        let text = r#"(
+            categories: {
+                "grass": (family: "grass", visibility: (min_size_px: Some(3.0))),
+                "conifer": (family: "tree"),
+            },
+            props: { "grass/tall": (visibility: (max_distance_m: Some(80.0))) },
+        )"#;
+        let file = CatalogFile::from_ron(text, "catalog.ron").unwrap();
+        let paths = ["grass/tall.glb", "grass/short.glb", "conifer/pine.glb"];
+        let (catalog, _) = crate::Catalog::resolve(&file, paths).unwrap();
+        let visibility = |id: &str| catalog.prop(id).unwrap().visibility;
+        assert_eq!(visibility("grass/short").min_size_px, 3.0);
+        assert_eq!(visibility("grass/tall").min_size_px, 3.0);
+        assert_eq!(visibility("grass/tall").max_distance_m, Some(80.0));
+        assert_eq!(visibility("conifer/pine"), crate::Visibility::default());
+    }
+
+    #[test]
+    fn bad_visibility_and_unknown_categories_name_their_field() {
+        let cases = [
+            (
+                r#"(categories: { "rock": (family: "rock", visibility: (min_size_px: Some(-1.0))) })"#,
+                "categories.rock.visibility.min_size_px",
+            ),
+            (
+                r#"(categories: { "rock": (family: "rock") }, props: { "rock/a": (visibility: (max_distance_m: Some(0.0))) })"#,
+                "props.rock/a.visibility.max_distance_m",
+            ),
+            (
+                r#"(categories: { "rock": (family: "rock") }, props: { "rocks/a": (weight: Some(1.0)) })"#,
+                "props.rocks/a",
+            ),
+        ];
+        for (text, expected) in cases {
+            match CatalogFile::from_ron(text, "catalog.ron").unwrap_err() {
+                CatalogFileError::Invalid { path, message, .. } => {
+                    assert_eq!(path, expected, "{message}")
+                }
+                other => panic!("{other}"),
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::file::{CatalogFile, ScaleRange};
+use crate::visibility::Visibility;
 
 /// File extensions that make a file in a category folder a prop.
 pub const PROP_EXTENSIONS: [&str; 2] = ["glb", "gltf"];
@@ -23,6 +24,7 @@ pub struct Category {
     pub name: Arc<str>,
     pub family: Arc<str>,
     pub scale: ScaleRange,
+    pub visibility: Visibility,
     /// Indices into [`Catalog::props`], sorted by prop id.
     pub props: Vec<usize>,
 }
@@ -38,6 +40,7 @@ pub struct Prop {
     pub scale: ScaleRange,
     /// Relative chance within the category.
     pub weight: f32,
+    pub visibility: Visibility,
 }
 
 /// Everything a catalog is resolved from: the catalog file and the asset paths that
@@ -102,6 +105,7 @@ impl Catalog {
                 name: name.as_str().into(),
                 family: entry.family.as_str().into(),
                 scale: entry.scale,
+                visibility: entry.visibility.over(Visibility::default()),
                 props: Vec::new(),
             })
             .collect();
@@ -138,6 +142,7 @@ impl Catalog {
             catalog.props.push(Prop {
                 scale: o.scale.unwrap_or(catalog.categories[category].scale),
                 weight: o.weight.unwrap_or(1.0),
+                visibility: o.visibility.over(catalog.categories[category].visibility),
                 id: id.into(),
                 file: path,
                 category,

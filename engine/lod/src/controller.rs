@@ -164,6 +164,14 @@ impl LodController {
         }
     }
 
+    /// A prop's description under screen-space switching, once described.
+    pub fn prop_lod(&self, prop: PropKey) -> Option<&PropLod> {
+        match &self.rule {
+            Rule::Screen(screen) => screen.switches.prop_lod(prop),
+            Rule::Fixed(_) => None,
+        }
+    }
+
     /// A prop's switch distances under screen-space switching, once described.
     pub fn prop_switches(&self, prop: PropKey) -> Option<&PropSwitches> {
         match &self.rule {

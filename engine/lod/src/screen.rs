@@ -123,6 +123,14 @@ impl Switches {
             .map(|(_, switches)| switches)
     }
 
+    /// A prop's description, once described.
+    pub fn prop_lod(&self, prop: PropKey) -> Option<&PropLod> {
+        self.props
+            .get(prop.index() as usize)?
+            .as_ref()
+            .map(|(lod, _)| lod)
+    }
+
     /// The share of a switch distance each side of it that fades.
     pub fn hysteresis(&self) -> f32 {
         self.settings.hysteresis

@@ -104,6 +104,24 @@ impl RgbaImage {
         })
     }
 
+    /// The peak signal-to-noise ratio of `self` against `reference` over every pixel's
+    /// colour channels, in dB (∞ for identical images); `None` for different sizes.
+    pub fn psnr(&self, reference: &RgbaImage) -> Option<f64> {
+        if (self.width, self.height) != (reference.width, reference.height) {
+            return None;
+        }
+        let squared: u64 = self
+            .pixels
+            .chunks_exact(4)
+            .zip(reference.pixels.chunks_exact(4))
+            .flat_map(|(a, b)| a[..3].iter().zip(&b[..3]))
+            .map(|(x, y)| u64::from(x.abs_diff(*y)).pow(2))
+            .sum();
+        let samples = 3 * (self.pixels.len() / 4).max(1);
+        let mse = squared as f64 / samples as f64;
+        Some(10.0 * (255.0f64 * 255.0 / mse).log10())
+    }
+
     /// A picture of where `self` and `other` differ: red where channels differ by more
     /// than `tolerance`, the dimmed image elsewhere.
     pub fn diff_image(&self, other: &RgbaImage, tolerance: u8) -> RgbaImage {
@@ -159,5 +177,21 @@ mod tests {
         assert_eq!(d.differing_pixels, 1);
         assert_eq!(d.max_channel_difference, 30);
         assert_eq!(a.diff_image(&b, 3).pixels[4..8], [255, 0, 0, 255]);
+    }
+
+    #[test]
+    fn psnr_is_over_colour_channels_and_infinite_for_equal_images() {
+        let a = image(vec![10, 10, 10, 255, 10, 10, 10, 255]);
+        let b = image(vec![10, 10, 10, 0, 10, 10, 16, 255]);
+        assert_eq!(a.psnr(&a), Some(f64::INFINITY));
+        // One channel of six off by 6: MSE 6, so 10·log10(255² / 6) dB; alpha ignored.
+        let expected = 10.0 * (255.0f64 * 255.0 / 6.0).log10();
+        assert!((a.psnr(&b).unwrap() - expected).abs() < 1e-9);
+        let wider = RgbaImage {
+            width: 1,
+            height: 2,
+            pixels: a.pixels.clone(),
+        };
+        assert_eq!(a.psnr(&wider), None);
     }
 }

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use glam::{Vec2, Vec3};
 use rustc_hash::FxHashMap;
 use sylva_buckets::{scale_of, Member, PlacementRegistry, PropKey, PropShape, RegistryError};
-use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport};
+use sylva_lod::{
+    LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport, Visibility,
+};
 use sylva_scatter::{
     Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
     Session, SessionError,
@@ -88,10 +90,31 @@ impl World {
     }
 
     /// Describes a prop's levels and size for screen-space switching (on load and on
-    /// every re-bake); its placements move to their own switch distances at the next
-    /// LOD tick.
-    pub fn describe_prop_lod(&mut self, prop: &str, lod: PropLod) -> Result<PropKey, WorldError> {
+    /// every re-bake): per drawable level the error in metres it shows, and its bounding
+    /// radius; its visibility comes from the session's catalog (the default for a prop
+    /// the catalog does not list). Its placements move to their own switch distances at
+    /// the next LOD tick.
+    pub fn describe_prop_lod(
+        &mut self,
+        prop: &str,
+        level_errors_m: Vec<f32>,
+        radius_m: f32,
+    ) -> Result<PropKey, WorldError> {
         let key = self.prop_key(prop);
+        let visibility = self
+            .editor
+            .catalog()
+            .prop(prop)
+            .map(|p| p.visibility)
+            .unwrap_or_default();
+        let lod = PropLod {
+            level_errors_m,
+            radius_m,
+            visibility: Visibility {
+                min_size_px: visibility.min_size_px,
+                max_distance_m: visibility.max_distance_m,
+            },
+        };
         self.lod.set_prop(key, lod)?;
         Ok(key)
     }
@@ -134,8 +157,9 @@ impl World {
         Ok(key)
     }
 
-    /// Registers here every prop shape `previous` holds, so a session opened in place of
-    /// `previous` keeps the props already loaded. Returns each carried prop's key in
+    /// Registers here every prop shape (and LOD description) `previous` holds, so a
+    /// session opened in place of `previous` keeps the props already loaded, their
+    /// visibility taken from this session's catalog. Returns each carried prop's key in
     /// `previous` and here, for mirrors keyed by them.
     pub fn adopt_prop_shapes(
         &mut self,
@@ -151,6 +175,9 @@ impl World {
         for (name, old) in names {
             if let Some(shape) = previous.registry.prop_shape(old)? {
                 keys.push((old, self.set_prop_shape(name, shape)?));
+            }
+            if let Some(lod) = previous.lod.prop_lod(old) {
+                self.describe_prop_lod(name, lod.level_errors_m.clone(), lod.radius_m)?;
             }
         }
         Ok(keys)
