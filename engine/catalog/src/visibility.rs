@@ -6,8 +6,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The minimum size on screen, in pixels across, of a prop with no override: about a
-/// pixel and a half, below which a prop is a flicker, not a shape.
+/// The minimum size on screen, in pixels across, of a prop with no override: a pixel,
+/// below which a prop is a flicker, not a shape (Godot's automatic LODs switch at the
+/// same pixel). Culling at 1.5 px loses 0.2 dB on the Mixed Forest overview against the
+/// full-detail reference; at 1 px nothing (BENCHMARKS.md, "LOD by screen-space error").
 pub const DEFAULT_MIN_SIZE_PX: f32 = 1.0;
 
 /// `visibility: (min_size_px: Some(2.0), max_distance_m: Some(300.0))` in the catalog.
@@ -15,7 +17,7 @@ pub const DEFAULT_MIN_SIZE_PX: f32 = 1.0;
 #[serde(deny_unknown_fields)]
 pub struct VisibilityOverride {
     /// Culled when its bounding sphere covers fewer pixels across than this; 0 never
-    /// culls by size (default 1.5).
+    /// culls by size (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_size_px: Option<f32>,
     /// Culled farther than this many metres, whatever its size (default: no limit).

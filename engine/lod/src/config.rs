@@ -173,10 +173,10 @@ pub struct Visibility {
 }
 
 impl Default for Visibility {
-    /// Culled below 1.5 pixels across, no distance limit.
+    /// Culled below 1 pixel across, no distance limit.
     fn default() -> Self {
         Self {
-            min_size_px: 1.5,
+            min_size_px: 1.0,
             max_distance_m: None,
         }
     }

@@ -93,10 +93,10 @@ fn a_tiny_placement_far_away_is_culled_and_a_large_one_is_not() {
     let mut lod = LodController::default();
     let (mut registry, key) = described_registry(&mut lod);
     registry
-        .insert(0, key, placed(1.0, Vec3::new(700.0, 0.0, 0.0)), 0)
+        .insert(0, key, placed(1.0, Vec3::new(900.0, 0.0, 0.0)), 0)
         .unwrap();
     registry
-        .insert(1, key, placed(10.0, Vec3::new(700.0, 0.0, 0.0)), 0)
+        .insert(1, key, placed(10.0, Vec3::new(900.0, 0.0, 0.0)), 0)
         .unwrap();
     let stats = lod.tick(&mut registry, Vec3::ZERO, 0.0);
     assert_eq!(stats.culled, 1);
@@ -105,7 +105,7 @@ fn a_tiny_placement_far_away_is_culled_and_a_large_one_is_not() {
     assert_eq!(registry.locate(1).map(|at| at.lod), Some(3), "the impostor");
 
     // Walking up to it brings it back.
-    let stats = lod.tick(&mut registry, Vec3::new(699.0, 0.5, 0.0), 1.0);
+    let stats = lod.tick(&mut registry, Vec3::new(899.0, 0.5, 0.0), 1.0);
     assert_eq!(stats.culled, 0);
     assert_eq!(registry.locate(0).map(|at| at.lod), Some(0));
 }
