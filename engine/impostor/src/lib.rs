@@ -50,6 +50,12 @@
 //! runtime's alpha test ([`ImpostorSettings::alpha_cutoff`]) keeps as many texels as at
 //! level 0.
 //!
+//! # Error
+//! Twelve pictures of the mesh from between the views, compared with what the renderer
+//! reconstructs from the atlases, give the impostor's error in metres
+//! ([`Impostor::error_m`], defined in [`measure`]): a texel plus the mean distance by
+//! which the reconstruction moves what each texel shows.
+//!
 //! # Refusals
 //! A prop with no triangle of any area, smaller than [`ImpostorSettings::min_radius_m`],
 //! flatter than [`ImpostorSettings::min_thickness_ratio`] or invisible from every view
@@ -58,6 +64,7 @@
 
 pub mod atlas;
 mod error;
+pub mod measure;
 pub mod octahedral;
 pub mod raster;
 mod sample;
@@ -67,6 +74,7 @@ mod source;
 mod tests;
 
 pub use error::ImpostorError;
+pub use measure::Straying;
 pub use source::{PartSource, TextureSource};
 use sylva_mesh::Sphere;
 
@@ -224,6 +232,9 @@ pub struct Impostor {
     /// RGBA8 (view-frame normal, depth, shadow depth) per level, laid out as `albedo`;
     /// [`Impostor::normal_texel`] reads one.
     pub normal: Vec<Vec<u8>>,
+    /// How far the impostor strays from the mesh, in metres (prop space): a texel plus
+    /// the mean error of the test pictures' texels ([`measure`]).
+    pub error_m: f32,
 }
 
 /// One texel of the normal atlas, decoded.
@@ -292,6 +303,8 @@ pub struct ImpostorStats {
     pub view_coverage: Vec<f32>,
     /// Both atlases, every level.
     pub bytes: usize,
+    /// The comparison with the mesh between the views ([`measure`]).
+    pub straying: Straying,
 }
 
 /// Bakes the impostor of the prop made of `parts` (level 0 of each), whose materials
@@ -337,12 +350,27 @@ pub fn bake_impostor(
             triangles: prop.triangles,
         });
     }
+    let measured = measure::Measured {
+        albedo: &atlases.albedo[0],
+        normal: &atlases.normal[0],
+        grid,
+        cell_px,
+    };
+    stats.straying = measure::measure(
+        &prop,
+        measured,
+        &measure::test_directions(grid),
+        settings.supersample,
+        &mut target,
+        &mut projected,
+    );
     let impostor = Impostor {
         grid,
         cell_px,
         bounds: prop.sphere,
         albedo: atlases.albedo,
         normal: atlases.normal,
+        error_m: stats.straying.error_m,
     };
     stats.bytes = impostor.bytes();
     Ok((impostor, stats))

@@ -754,8 +754,159 @@ fn extreme_finite_positions_bake_or_refuse_without_panicking() {
             v.position = v.position.map(|c| c * scale);
         }
         match bake(&[&block], &[]) {
-            Ok((impostor, _)) => assert_eq!(impostor.albedo.len(), 7),
+            Ok((impostor, _)) => {
+                assert_eq!(impostor.albedo.len(), 7);
+                let error = impostor.error_m;
+                assert!(error.is_finite() && error >= 0.0, "{scale}: {error}");
+            }
             Err(refusal) => assert!(refusal.is_refusal(), "{scale}: {refusal}"),
         }
+    }
+}
+
+/// A horizontal slab `side` wide and `thickness` thick centred on the origin, and a
+/// "crown": `n³` small cubes on a lattice filling the same kind of sphere, whose views
+/// disagree on what hides what.
+fn slab(side: f32, thickness: f32) -> Mesh {
+    let mut mesh = cube(1.0, [0.0; 3], Material::default());
+    for v in &mut mesh.vertices {
+        v.position = [
+            v.position[0] * side,
+            v.position[1] * thickness,
+            v.position[2] * side,
+        ];
+    }
+    mesh
+}
+
+fn crown(n: u32, spacing: f32, cube_side: f32) -> Mesh {
+    let mut crown = Mesh {
+        vertices: Vec::new(),
+        indices: Vec::new(),
+        material: Material::default(),
+    };
+    let offset = (n - 1) as f32 * spacing * 0.5;
+    for i in 0..n * n * n {
+        let at = |k: u32| k as f32 * spacing - offset;
+        let (x, y, z) = (i % n, (i / n) % n, i / (n * n));
+        // Every other cube shifted, so no two line up along the axes.
+        let shift = if (x + y + z) % 2 == 0 {
+            0.25 * spacing
+        } else {
+            0.0
+        };
+        let cube = cube(
+            cube_side,
+            [at(x) + shift, at(y), at(z) - shift],
+            Material::default(),
+        );
+        let base = crown.vertices.len() as u32;
+        crown.vertices.extend(cube.vertices);
+        crown.indices.extend(cube.indices.iter().map(|i| i + base));
+    }
+    crown
+}
+
+/// The measurement of `mesh`'s impostor with `cell_px` texels a cell, in texels.
+fn error_in_texels(mesh: &Mesh, cell_px: u32) -> (f32, Straying) {
+    let settings = ImpostorSettings {
+        cell_px,
+        ..settings()
+    };
+    let (impostor, stats) = bake_impostor(&[mesh.source()], &[], &settings).unwrap();
+    assert_eq!(impostor.error_m, stats.straying.error_m);
+    let texel_m = 2.0 * impostor.bounds.radius / cell_px as f32;
+    assert_eq!(stats.straying.texel_m, texel_m);
+    (impostor.error_m / texel_m, stats.straying)
+}
+
+#[test]
+fn a_flat_slab_errs_about_a_texel_and_a_deep_crown_more() {
+    let (flat, slab_straying) = error_in_texels(&slab(2.0, 0.1), 64);
+    assert!(
+        (1.0..1.35).contains(&flat),
+        "{flat} texels: {slab_straying:?}"
+    );
+    let (deep, crown_straying) = error_in_texels(&crown(4, 0.6, 0.25), 64);
+    assert!(deep > flat + 0.3, "{deep} texels: {crown_straying:?}");
+    assert!(crown_straying.max_m > 5.0 * crown_straying.texel_m);
+    assert_eq!(crown_straying.views, 12);
+    assert!(crown_straying.both > 1000);
+}
+
+#[test]
+fn halving_the_cells_about_doubles_the_error() {
+    let ball = sphere(1.0, 48, 24);
+    let (fine, fine_straying) = error_in_texels(&ball, 64);
+    let (coarse, coarse_straying) = error_in_texels(&ball, 32);
+    assert_eq!(coarse_straying.texel_m, 2.0 * fine_straying.texel_m);
+    let ratio = coarse_straying.error_m / fine_straying.error_m;
+    assert!(
+        (1.7..2.3).contains(&ratio),
+        "{ratio}: {fine} and {coarse} texels"
+    );
+}
+
+#[test]
+fn the_reconstruction_is_exact_from_the_grids_own_views() {
+    // The renderer's read mirrored on the CPU: looking along a view of the grid, it
+    // reads that view alone at its texel centres, so only the depth's 8 bits err (and a
+    // texel where the atlas lifts a sliver's alpha so that it is drawn at all).
+    let crown = crown(3, 0.7, 0.3);
+    let parts = [crown.source()];
+    let settings = settings();
+    let (impostor, _) = bake_impostor(&parts, &[], &settings).unwrap();
+    let prop = crate::source::Prepared::new(&parts, &[]).unwrap();
+    let mut target = crate::raster::Target::new(impostor.cell_px * settings.supersample);
+    let views: Vec<[f32; 3]> = [(3, 4), (0, 5), (6, 6), (11, 2)]
+        .iter()
+        .map(|&(c, r)| impostor.view_direction(c, r))
+        .collect();
+    let measured = measure::Measured {
+        albedo: &impostor.albedo[0],
+        normal: &impostor.normal[0],
+        grid: impostor.grid,
+        cell_px: impostor.cell_px,
+    };
+    let own = measure::measure(
+        &prop,
+        measured,
+        &views,
+        settings.supersample,
+        &mut target,
+        &mut Vec::new(),
+    );
+    assert!(own.both > 1000);
+    assert!(
+        own.mesh_only + own.impostor_only <= own.both / 1000,
+        "{own:?}"
+    );
+    let depth_step = 2.0 * impostor.bounds.radius / 255.0;
+    assert!(own.p90_m <= depth_step, "{own:?}");
+    assert!(own.mean_m < 0.1 * own.texel_m, "{own:?}");
+}
+
+#[test]
+fn test_directions_lie_between_the_views_above_the_horizon() {
+    for (grid, count) in [(12, 12), (16, 12), (6, 12), (4, 8), (2, 5)] {
+        let directions = measure::test_directions(grid);
+        assert_eq!(directions.len(), count, "grid {grid}");
+        for d in &directions {
+            let length = dot(*d, *d).sqrt();
+            assert!((length - 1.0).abs() < 1e-6 && d[1] >= 0.0, "{d:?}");
+            // Half a cell from every view along the square at least (a corner of four
+            // cells, or the border between two).
+            let [u, v] = octahedral::encode(*d);
+            let cell = 2.0 / grid as f32;
+            let off = |t: f32| ((t + 1.0) / cell - 0.5).rem_euclid(1.0);
+            assert!(
+                (off(u) - 0.5).abs() < 1e-5 || (off(v) - 0.5).abs() < 1e-5,
+                "grid {grid}: {d:?}"
+            );
+        }
+        assert!(
+            directions.iter().filter(|d| d[1] < 0.2).count() >= 4,
+            "the horizon and just above it"
+        );
     }
 }
