@@ -2,8 +2,11 @@
 //! output and returns its result with a stats struct (the CLI prints them, tests assert
 //! them). The input vertices are never changed by any stage: they only merge exact
 //! duplicates, reorder vertices and choose triangles; the facet stage may append
-//! face-normal vertices after them, which only the simplified levels use.
+//! face-normal vertices after them, which only the simplified levels use. Once the
+//! chain is built, [`level_deviation`] measures how far each level strays from the full
+//! mesh, in metres.
 
+mod deviation;
 mod facets;
 mod simplify;
 mod vertex_cache;
@@ -11,6 +14,7 @@ mod vertex_fetch;
 mod wedges;
 mod weld;
 
+pub use deviation::level_deviation;
 pub use facets::{face_normal, own_budget, shade_corners, FacetStats};
 pub use simplify::{simplify_levels, Level, LevelStats, SimplifyInput, StopReason};
 pub use vertex_cache::{optimize_vertex_cache, VertexCacheStats};
