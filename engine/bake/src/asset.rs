@@ -5,7 +5,7 @@ use sylva_cache::{
     encode, encode_texture, BakedAsset, CacheDir, FormatError, PropFiles, StoreError, TextureFile,
 };
 use sylva_import::{import, ImportStats};
-use sylva_mesh::{Aabb, AlphaMode};
+use sylva_mesh::{Aabb, AlphaMode, Sphere};
 
 use crate::chain::{build_chain, build_chain_with_budget, ChainStats};
 use crate::impostor::{bake_prop_impostor, ImpostorReport};
@@ -115,6 +115,7 @@ pub fn bake_asset(
         prop_id: source.prop_id.clone(),
         source_path: source.path.clone(),
         bounds: parts.iter().fold(Aabb::EMPTY, |b, p| b.union(p.bounds)),
+        sphere: prop_sphere(&parts),
         parts,
         textures: textures.iter().map(|t| t.id).collect(),
         impostor: impostor.record,
@@ -125,6 +126,70 @@ pub fn bake_asset(
         impostor: impostor.report,
     };
     Ok((BakedProp { asset, textures }, report))
+}
+
+/// A sphere holding every vertex of every part: the smaller of the one centred on their
+/// box ([`Sphere::around`]) and Ritter's (grown from the two points farthest apart along
+/// a first sweep), whose radius is then the largest distance from its centre to any
+/// vertex, one part in a million more so that any rounding of a distance stays inside
+/// (at most `f32::MAX`). A prop without vertices has the empty sphere at the origin.
+pub fn prop_sphere(parts: &[sylva_cache::BakedPart]) -> Sphere {
+    let points = || {
+        parts
+            .iter()
+            .flat_map(|p| p.vertices.iter().map(|v| &v.position))
+    };
+    let Some(&first) = points().next() else {
+        return Sphere {
+            center: [0.0; 3],
+            radius: 0.0,
+        };
+    };
+    let distance = |a: [f32; 3], b: &[f32; 3]| {
+        let d = [0, 1, 2].map(|i| f64::from(a[i]) - f64::from(b[i]));
+        (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+    };
+    let farthest_from = |from: [f32; 3]| {
+        points().fold(from, |best, p| {
+            if distance(from, p) > distance(from, &best) {
+                *p
+            } else {
+                best
+            }
+        })
+    };
+    // Ritter: the farthest point from any point, the farthest from that, then every
+    // point outside grows the sphere just enough to hold it.
+    let a = farthest_from(first);
+    let b = farthest_from(a);
+    let mut centre = [0, 1, 2].map(|i| (f64::from(a[i]) + f64::from(b[i])) * 0.5);
+    let mut radius = distance(a, &b) * 0.5;
+    for p in points() {
+        let d = [0, 1, 2].map(|i| f64::from(p[i]) - centre[i]);
+        let length = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        if length > radius {
+            let grown = (radius + length) * 0.5;
+            let shift = (grown - radius) / length;
+            centre = [0, 1, 2].map(|i| centre[i] + d[i] * shift);
+            radius = grown;
+        }
+    }
+    let ritter = centre.map(|c| c as f32);
+    let boxed = Sphere::around(points()).center;
+    [ritter, boxed]
+        .into_iter()
+        .map(|center| {
+            let reach = points().fold(0.0f64, |r, p| r.max(distance(center, p)));
+            Sphere {
+                center,
+                radius: ((reach * (1.0 + 1e-6)) as f32).min(f32::MAX),
+            }
+        })
+        .fold(None, |best: Option<Sphere>, s| match best {
+            Some(b) if b.radius <= s.radius => Some(b),
+            _ => Some(s),
+        })
+        .expect("two candidates")
 }
 
 /// The cutoff of the first alpha-tested material (in part order) that samples texture
@@ -139,4 +204,87 @@ fn mask_cutoff(parts: &[sylva_import::ImportedPart], index: usize) -> Option<f32
             _ => None,
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sylva_cache::{BakedLevel, BakedPart};
+    use sylva_mesh::{Material, Vertex};
+
+    fn part(points: &[[f32; 3]]) -> BakedPart {
+        BakedPart {
+            name: "p".into(),
+            material: Material::default(),
+            bounds: Aabb::of_points(points),
+            sphere: Sphere::around(points),
+            vertices: points
+                .iter()
+                .map(|&position| Vertex {
+                    position,
+                    normal: [0.0, 1.0, 0.0],
+                    uv: [0.0; 2],
+                    tangent: [0.0; 4],
+                    color: [255; 4],
+                })
+                .collect(),
+            levels: vec![BakedLevel {
+                indices: Vec::new(),
+                target_ratio: 1.0,
+                achieved_ratio: 1.0,
+                error: 0.0,
+                error_m: 0.0,
+            }],
+        }
+    }
+
+    /// A deterministic scatter of `n` points: a thin disc of radius `r` round `centre`,
+    /// denser in the middle.
+    fn scatter(n: u32, centre: [f32; 3], r: f32) -> Vec<[f32; 3]> {
+        (0..n)
+            .map(|i| {
+                let f = i as f32;
+                let (a, b) = ((f * 0.618_034).fract(), (f * 0.414_214).fract());
+                let angle = a * std::f32::consts::TAU;
+                let reach = r * b * b;
+                [
+                    centre[0] + reach * angle.cos(),
+                    centre[1] + (f * 0.1).sin() * 0.05,
+                    centre[2] + reach * angle.sin(),
+                ]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_props_sphere_holds_every_vertex_of_every_part_and_is_tight() {
+        let parts = [
+            part(&scatter(500, [0.0, 1.0, 0.0], 2.0)),
+            part(&scatter(300, [3.0, 0.5, -1.0], 0.5)),
+            part(&[[-2.5, 4.0, 0.25]]),
+        ];
+        let sphere = prop_sphere(&parts);
+        let mut farthest = 0.0f64;
+        for v in parts.iter().flat_map(|p| &p.vertices) {
+            let d: f64 = (0..3)
+                .map(|i| (f64::from(v.position[i]) - f64::from(sphere.center[i])).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            assert!(d <= f64::from(sphere.radius), "{v:?} outside {sphere:?}");
+            farthest = farthest.max(d);
+        }
+        // Touching: the farthest vertex is on it (but for the rounding margin) …
+        assert!(farthest >= f64::from(sphere.radius) * (1.0 - 1e-5));
+        // … and it is no larger than the box's sphere (the parts' merged would be
+        // larger still).
+        let points: Vec<[f32; 3]> = parts
+            .iter()
+            .flat_map(|p| p.vertices.iter().map(|v| v.position))
+            .collect();
+        assert!(sphere.radius <= Sphere::around(&points).radius * (1.0 + 1e-5));
+        let empty = prop_sphere(&[]);
+        assert_eq!((empty.center, empty.radius), ([0.0; 3], 0.0));
+        let one = prop_sphere(&[part(&[[1.0, 2.0, 3.0]])]);
+        assert_eq!((one.center, one.radius), ([1.0, 2.0, 3.0], 0.0));
+    }
 }

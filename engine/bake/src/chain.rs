@@ -2,8 +2,9 @@
 //! full mesh on its surface (wedges: position, UV, colour) → shade each coarse corner
 //! (closest authored normal, or an appended face-normal vertex on faceted parts; a level
 //! whose facets the vertex budget cannot keep is simplified less) →
-//! vertex-cache optimise each level → one vertex-fetch optimisation over all levels.
-//! One vertex buffer for the whole chain, one index buffer per level.
+//! vertex-cache optimise each level → one vertex-fetch optimisation over all levels →
+//! each level's deviation from the full mesh in metres. One vertex buffer for the whole
+//! chain, one index buffer per level.
 
 use serde::Serialize;
 use sylva_cache::{BakedLevel, BakedPart};
@@ -12,9 +13,9 @@ use sylva_mesh::{Aabb, Sphere};
 
 use crate::settings::{BakeSettings, Borders};
 use crate::stages::{
-    optimize_vertex_cache, optimize_vertex_fetch, shade_corners, simplify_levels, weld, FacetStats,
-    Level, LevelStats, SimplifyInput, StopReason, VertexCacheStats, VertexFetchStats, Wedges,
-    WeldStats,
+    level_deviation, optimize_vertex_cache, optimize_vertex_fetch, shade_corners, simplify_levels,
+    weld, FacetStats, Level, LevelStats, SimplifyInput, StopReason, VertexCacheStats,
+    VertexFetchStats, Wedges, WeldStats,
 };
 use sylva_catalog::LodLevel;
 
@@ -127,6 +128,17 @@ pub fn build_chain_with_budget(
         level
     }));
     let (vertices, vertex_fetch) = optimize_vertex_fetch(&vertices, input_count, &mut levels);
+    let errors_m: Vec<f32> = levels
+        .iter()
+        .enumerate()
+        .map(|(k, level)| match k {
+            0 => 0.0,
+            _ => level_deviation(&vertices, &levels[0].indices, &level.indices),
+        })
+        .collect();
+    for (stats, &error_m) in level_stats.iter_mut().zip(&errors_m[1..]) {
+        stats.error_m = error_m;
+    }
 
     let positions = || vertices.iter().map(|v| &v.position);
     let baked = BakedPart {
@@ -137,11 +149,13 @@ pub fn build_chain_with_budget(
         vertices,
         levels: levels
             .into_iter()
-            .map(|l| BakedLevel {
+            .zip(errors_m)
+            .map(|(l, error_m)| BakedLevel {
                 indices: l.indices,
                 target_ratio: l.target_ratio,
                 achieved_ratio: l.achieved_ratio,
                 error: l.error,
+                error_m,
             })
             .collect(),
     };
@@ -236,6 +250,32 @@ mod tests {
         let triangles = stats.triangles();
         assert!(triangles.windows(2).all(|w| w[1] < w[0]), "{triangles:?}");
         assert_eq!(stats.vertex_fetch.vertices, baked.vertices.len());
+    }
+
+    #[test]
+    fn levels_record_their_deviation_in_metres_growing_with_the_reduction() {
+        // A unit ball of one colour: meshoptimizer's error is geometric, so its relative
+        // error times the extent it measured is of the order of the measured distance.
+        let part = sphere(24, 48);
+        let (baked, stats) = build_chain(&part, &BakeSettings::default());
+        let errors: Vec<f32> = baked.levels.iter().map(|l| l.error_m).collect();
+        assert_eq!(errors[0], 0.0);
+        assert!(errors.windows(2).all(|w| w[0] < w[1]), "{errors:?}");
+        let positions: Vec<[f32; 3]> = part.vertices.iter().map(|v| v.position).collect();
+        let adapter =
+            meshopt::VertexDataAdapter::new(meshopt::typed_to_bytes(&positions), 12, 0).unwrap();
+        let extent = meshopt::simplify_scale(&adapter);
+        for (level, stats) in baked.levels[1..].iter().zip(&stats.levels) {
+            assert_eq!(stats.error_m, level.error_m);
+            let estimate = level.error * extent;
+            assert!(
+                (0.5 * estimate..=3.0 * estimate).contains(&level.error_m),
+                "measured {} m, meshoptimizer's {estimate} m",
+                level.error_m
+            );
+            // A chord of the coarsest ring cannot leave the ball by more than its radius.
+            assert!(level.error_m < 0.2);
+        }
     }
 
     #[test]

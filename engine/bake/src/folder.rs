@@ -57,6 +57,8 @@ pub struct EntrySummary {
     pub bytes: usize,
     /// Vertex and index bytes the renderer uploads.
     pub gpu_bytes: usize,
+    /// The sphere holding every vertex, prop space.
+    pub sphere: SphereSummary,
     pub parts: Vec<PartSummary>,
     /// The texture blobs the entry names, in its order (the impostor's atlases too).
     pub textures: Vec<TextureSummary>,
@@ -76,9 +78,20 @@ pub enum ImpostorSummary {
         levels: usize,
         /// Both atlas blobs' files.
         bytes: usize,
+        /// How far it strays from the mesh, metres (`ImpostorView::error_m`).
+        error_m: f32,
+        /// A texel of a view at level 0, metres (the sphere's diameter over `cell_px`).
+        texel_m: f32,
     },
     /// No impostor: the coarsest mesh is the last level.
     Refused { reason: String },
+}
+
+/// A bounding sphere, prop space.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SphereSummary {
+    pub center: [f32; 3],
+    pub radius: f32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -100,6 +113,10 @@ pub struct PartSummary {
     pub vertices: u32,
     /// Per level, full mesh first.
     pub triangles: Vec<u32>,
+    /// Per level, full mesh first: meshoptimizer's error relative to the part's extent.
+    pub error: Vec<f32>,
+    /// Per level, full mesh first: how far the level strays from the full mesh, metres.
+    pub error_m: Vec<f32>,
     pub material: MaterialSummary,
 }
 
@@ -160,6 +177,8 @@ impl EntrySummary {
                 name: p.name.to_owned(),
                 vertices: p.vertex_count,
                 triangles: p.levels.iter().map(|l| l.triangle_count()).collect(),
+                error: p.levels.iter().map(|l| l.error).collect(),
+                error_m: p.levels.iter().map(|l| l.error_m).collect(),
                 material: MaterialSummary::of(&p.material, &entry.textures),
             })
             .collect();
@@ -193,6 +212,8 @@ impl EntrySummary {
                     .iter()
                     .map(|&t| files.textures[t as usize].len())
                     .sum(),
+                error_m: view.error_m,
+                texel_m: 2.0 * view.sphere.radius / view.cell_px as f32,
             },
             (None, reason) => ImpostorSummary::Refused {
                 reason: reason.unwrap_or_default().to_owned(),
@@ -201,6 +222,10 @@ impl EntrySummary {
         EntrySummary {
             bytes: files.entry.len(),
             gpu_bytes,
+            sphere: SphereSummary {
+                center: entry.sphere.center,
+                radius: entry.sphere.radius,
+            },
             parts,
             textures,
             impostor,
@@ -217,6 +242,10 @@ pub enum Status {
         /// The entry file written.
         entry: String,
         micros: u128,
+        /// Why an entry the cache held for the asset was not kept, when it held one that
+        /// does not parse: written by another version of the format (its manifest line,
+        /// or the file under today's name) or corrupt.
+        replaced: Option<String>,
     },
     /// Its entry came from the remote cache, verified, and is now in the local one.
     Fetched {
@@ -551,6 +580,7 @@ fn bake_one(context: &Context<'_>, category: &str, prop: &Prop) -> Baked {
             Fetched::Absent | Fetched::Unavailable => {}
         }
     }
+    let replaced = unreadable_entry(cache, &name, previous);
     let baked = bake_asset(&source, &settings).and_then(|(baked, report)| {
         let files = baked.files()?;
         let summary = EntrySummary::of(&files.parse()?, &files);
@@ -566,6 +596,7 @@ fn bake_one(context: &Context<'_>, category: &str, prop: &Prop) -> Baked {
                 report,
                 entry: name.clone(),
                 micros: started.elapsed().as_micros(),
+                replaced,
             };
             done(status, summary, &files, refused)
         }
@@ -576,6 +607,31 @@ fn bake_one(context: &Context<'_>, category: &str, prop: &Prop) -> Baked {
                 key: Some(key),
             })
         },
+    }
+}
+
+/// Why the entry the cache holds for an asset about to be baked cannot be kept, when it
+/// holds one that does not parse: the file under today's name `name`, else the one the
+/// manifest listed (`previous`) when it was written by another format version (an entry
+/// of another key that parses is just an older bake: its sources or settings changed).
+fn unreadable_entry(
+    cache: &CacheDir,
+    name: &str,
+    previous: Option<&ManifestEntry>,
+) -> Option<String> {
+    if let Ok(bytes) = cache.read_entry(name) {
+        if let Err(error) = Entry::parse(&bytes) {
+            return Some(format!("its entry {name} was unreadable: {error}"));
+        }
+    }
+    let previous = previous.filter(|p| p.entry != name)?;
+    let bytes = cache.read_entry(&previous.entry).ok()?;
+    match Entry::parse(&bytes) {
+        Err(error @ sylva_cache::FormatError::UnsupportedVersion { .. }) => Some(format!(
+            "its entry {} was of another format: {error}",
+            previous.entry
+        )),
+        _ => None,
     }
 }
 

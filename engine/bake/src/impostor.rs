@@ -132,6 +132,7 @@ pub fn bake_prop_impostor(
         sphere: impostor.bounds,
         albedo: first_texture,
         normal: first_texture + 1,
+        error_m: impostor.error_m,
     });
     Ok(BakedImpostor {
         record,

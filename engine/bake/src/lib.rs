@@ -27,7 +27,7 @@ pub use chain::{build_chain, ChainStats};
 pub use check::{check_folder, Finding};
 pub use folder::{
     bake_folder, keep_fetched, AssetOutcome, BakeOptions, EntrySummary, FolderError, FolderReport,
-    ImpostorSummary, PartSummary, Sharing, Status, TextureSummary,
+    ImpostorSummary, PartSummary, Sharing, SphereSummary, Status, TextureSummary,
 };
 pub use impostor::{ImpostorReport, ALBEDO_FORMAT, NORMAL_FORMAT};
 pub use key::{settings_hash, AssetSource, BAKER_VERSION};

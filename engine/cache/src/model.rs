@@ -11,6 +11,9 @@ pub struct BakedAsset {
     pub source_path: String,
     /// Union of the parts' boxes, in prop space.
     pub bounds: Aabb,
+    /// A sphere (prop space) holding every vertex of every part: what the runtime
+    /// culls with and measures its distance to.
+    pub sphere: Sphere,
     pub parts: Vec<BakedPart>,
     /// The texture blobs its materials index (`TextureBinding::texture`), and its
     /// impostor's atlases.
@@ -60,6 +63,10 @@ pub struct ImpostorView {
     /// (RG), the depth towards the camera (B) and the depth of what the shadow pass draws
     /// there (A), `[-radius, radius]` as `[0, 1]` (`sylva_impostor`'s layout).
     pub normal: u32,
+    /// How far, in metres (prop space), the impostor's silhouette and surface stray from
+    /// the mesh's, measured at the atlas's cell resolution (`sylva_impostor::measure`):
+    /// the runtime may switch to the impostor where this projects to under a pixel.
+    pub error_m: f32,
 }
 
 /// A part with its LOD chain: one vertex buffer shared by every level, one index
@@ -83,8 +90,15 @@ pub struct BakedLevel {
     pub target_ratio: f32,
     /// Triangles of this level ÷ triangles of level 0.
     pub achieved_ratio: f32,
-    /// meshoptimizer's simplification error, relative to the part's extent.
+    /// meshoptimizer's simplification error, relative to the part's extent (with the
+    /// colour error, for a part of several vertex colours).
     pub error: f32,
+    /// How far, in metres (prop space), this level's surface strays from level 0's: the
+    /// symmetric Hausdorff distance sampled at level 0's vertices and at the edge
+    /// midpoints and centroids of both levels' triangles (0 for level 0; see
+    /// `sylva_bake::stages::level_deviation`). The runtime may switch to this level where
+    /// this projects to under a pixel.
+    pub error_m: f32,
 }
 
 /// The content key of an entry: BLAKE3 of everything its bytes depend on.

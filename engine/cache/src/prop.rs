@@ -88,6 +88,10 @@ pub(crate) mod tests {
             prop_id: "rock/a".into(),
             source_path: "rock/a.glb".into(),
             bounds: Aabb::EMPTY,
+            sphere: Sphere {
+                center: [0.0; 3],
+                radius: 0.0,
+            },
             parts: Vec::new(),
             textures: files.iter().map(|f| f.id).collect(),
             impostor: ImpostorRecord::refused("no parts"),
@@ -131,6 +135,7 @@ pub(crate) mod tests {
             },
             albedo: 0,
             normal: 1,
+            error_m: 0.25,
         };
         asset.impostor = ImpostorRecord::Baked(view);
         // 1×1 blobs for a 2 × 2 grid of 1-texel cells.

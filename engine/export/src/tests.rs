@@ -31,6 +31,7 @@ fn two_part_prop(id: &str) -> PropFiles {
         target_ratio: 1.0,
         achieved_ratio: 1.0,
         error: 0.0,
+        error_m: 0.0,
     };
     let part = |name: &str, vertices: Vec<Vertex>, levels, material| BakedPart {
         name: name.into(),
@@ -82,6 +83,10 @@ fn two_part_prop(id: &str) -> PropFiles {
         prop_id: id.into(),
         source_path: format!("{id}.glb"),
         bounds: Aabb::of_points(quad.iter().map(|v| &v.position)),
+        sphere: Sphere {
+            center: [0.5, 0.5, 0.0],
+            radius: 0.75,
+        },
         parts: vec![
             part(
                 "leaves",

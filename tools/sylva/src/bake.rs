@@ -125,11 +125,12 @@ fn print_asset(asset: &AssetOutcome) {
         _ => String::new(),
     };
     println!(
-        "{label} {}: {} parts, {} bytes ({} GPU){time}",
+        "{label} {}: {} parts, {} bytes ({} GPU), sphere r {:.3} m{time}",
         asset.path,
         summary.parts.len(),
         summary.bytes,
-        summary.gpu_bytes
+        summary.gpu_bytes,
+        summary.sphere.radius
     );
     let stages = match &asset.status {
         Status::Baked { report, .. } => &report.parts[..],
@@ -137,11 +138,13 @@ fn print_asset(asset: &AssetOutcome) {
     };
     for (i, part) in summary.parts.iter().enumerate() {
         let triangles: Vec<String> = part.triangles.iter().map(u32::to_string).collect();
+        let errors: Vec<String> = part.error_m.iter().map(|e| format!("{e:.3}")).collect();
         println!(
-            "           {:<16} {:>7} vertices, triangles per LOD {}",
+            "           {:<16} {:>7} vertices, triangles per LOD {}, error per LOD {} m",
             part.name,
             part.vertices,
-            triangles.join(" / ")
+            triangles.join(" / "),
+            errors.join(" / ")
         );
         if let Some(stats) = stages.get(i) {
             print_stages(stats);
@@ -189,14 +192,23 @@ fn print_asset(asset: &AssetOutcome) {
             cell_px,
             levels,
             bytes,
+            error_m,
+            texel_m,
         } => println!(
-            "           impostor {grid}×{grid} views of {cell_px}² texels, {levels} levels, {bytes} bytes{impostor_time}"
+            "           impostor {grid}×{grid} views of {cell_px}² texels, {levels} levels, {bytes} bytes, error {error_m:.3} m ({:.2} texels){impostor_time}",
+            error_m / texel_m
         ),
         ImpostorSummary::Refused { reason } => println!(
             "           impostor: none, the coarsest mesh is the last level ({reason}){impostor_time}"
         ),
     }
-    if let Status::Baked { report, .. } = &asset.status {
+    if let Status::Baked {
+        report, replaced, ..
+    } = &asset.status
+    {
+        if let Some(reason) = replaced {
+            println!("           replaced: {reason}");
+        }
         for skipped in &report.import.skipped {
             println!("           skipped {}: {}", skipped.path, skipped.reason);
         }
@@ -230,8 +242,8 @@ fn print_stages(stats: &ChainStats) {
         .iter()
         .map(|l| {
             format!(
-                "{:.2} of {:.2} (error {:.4} of {:.2}, {})",
-                l.achieved_ratio, l.target_ratio, l.error, l.max_error, l.stop
+                "{:.2} of {:.2} (error {:.4} of {:.2}, {:.3} m, {})",
+                l.achieved_ratio, l.target_ratio, l.error, l.max_error, l.error_m, l.stop
             )
         })
         .collect();
@@ -280,16 +292,30 @@ fn to_json(report: &FolderReport) -> Value {
                     report,
                     entry,
                     micros,
+                    replaced,
                 } => {
                     value["entry"] = json!(entry);
                     value["status"] = json!("baked");
                     value["micros"] = json!(micros);
+                    value["replaced"] = json!(replaced);
                     value["stages"] = json!(report.parts);
                     let drawn = report.impostor.stats.as_ref();
                     value["impostor"] = json!({
                         "micros": report.impostor.micros,
                         "triangles": drawn.map(|s| s.triangles),
                         "covered_texels": drawn.map(|s| s.covered_texels),
+                        "error_m": drawn.map(|s| s.straying.error_m),
+                        "straying": drawn.map(|s| json!({
+                            "texel_m": s.straying.texel_m,
+                            "mean_m": s.straying.mean_m,
+                            "median_m": s.straying.median_m,
+                            "p90_m": s.straying.p90_m,
+                            "max_m": s.straying.max_m,
+                            "views": s.straying.views,
+                            "both": s.straying.both,
+                            "mesh_only": s.straying.mesh_only,
+                            "impostor_only": s.straying.impostor_only,
+                        })),
                     });
                     value["import"] = json!({
                         "primitives": report.import.primitives,

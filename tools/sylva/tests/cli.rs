@@ -347,6 +347,20 @@ fn bake_json_reports_parts_triangles_vertices_bytes_and_stages() {
         (Some(12), Some(16))
     );
     assert!(asset["impostor"]["micros"].as_u64().unwrap() > 0);
+    // What the runtime switches levels by: each level's error in metres (a box keeps its
+    // 12 triangles, so none), the impostor's measured one, and the box's sphere.
+    assert_eq!(
+        asset["summary"]["parts"][0]["error_m"],
+        serde_json::json!([0.0, 0.0, 0.0])
+    );
+    assert_eq!(asset["stages"][0]["levels"][0]["error_m"], 0.0);
+    assert!(asset["stages"][0]["levels"][1]["error"].is_number());
+    let error_m = impostor["error_m"].as_f64().unwrap();
+    let texel_m = impostor["texel_m"].as_f64().unwrap();
+    assert!((1.0..3.0).contains(&(error_m / texel_m)), "{impostor}");
+    assert_eq!(asset["impostor"]["error_m"].as_f64(), Some(error_m));
+    let radius = asset["summary"]["sphere"]["radius"].as_f64().unwrap();
+    assert!((radius - 0.75f64.sqrt()).abs() < 1e-4, "{radius}");
     let warm: serde_json::Value = serde_json::from_str(&stdout(&sylva(&args))).unwrap();
     assert_eq!(
         (warm["built"].as_u64(), warm["current"].as_u64()),
@@ -355,6 +369,11 @@ fn bake_json_reports_parts_triangles_vertices_bytes_and_stages() {
     let text = stdout(&sylva(&args[..5]));
     assert!(
         text.contains("impostor 12×12 views of 16² texels, 3 levels"),
+        "{text}"
+    );
+    assert!(
+        text.contains("error per LOD 0.000 / 0.000 / 0.000 m")
+            && text.contains(&format!("error {error_m:.3} m (")),
         "{text}"
     );
 }

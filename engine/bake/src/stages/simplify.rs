@@ -58,6 +58,9 @@ pub struct LevelStats {
     /// Relative to the part's extent, as meshoptimizer reports it (with the colour error,
     /// weighed by [`COLOR_WEIGHT`], for a part of several colours).
     pub error: f32,
+    /// How far the finished level strays from the full mesh, in metres
+    /// ([`super::level_deviation`]; the chain fills it in once the level is final).
+    pub error_m: f32,
     pub stop: StopReason,
     /// The level was stuck on locked borders and was simplified with them free
     /// ([`Borders::LockedUnlessStuck`]).
@@ -217,6 +220,13 @@ pub fn simplify_levels(
                     borders_freed = true;
                 }
             }
+            // An entry records errors finite and not negative; meshoptimizer's is, for
+            // any finite input, but a value past it would only mean "too coarse".
+            let error = if error >= 0.0 && error.is_finite() {
+                error
+            } else {
+                f32::MAX
+            };
             let triangles = indices.len() / 3;
             let achieved_ratio = if full_triangles == 0 {
                 1.0
@@ -240,6 +250,7 @@ pub fn simplify_levels(
                 triangles,
                 achieved_ratio,
                 error,
+                error_m: 0.0,
                 stop,
                 borders_freed,
             };

@@ -4,8 +4,8 @@ use sylva_mesh::{
 
 use super::impostor::{check_impostor, BAKED, REFUSED};
 use super::{
-    header, malformed, FormatError, IndexFormat, TextureId, BLOB_ALIGN, FORMAT_VERSION,
-    HEADER_SIZE, MAGIC,
+    check_error, check_sphere, header, malformed, FormatError, IndexFormat, TextureId, BLOB_ALIGN,
+    FORMAT_VERSION, HEADER_SIZE, MAGIC,
 };
 use crate::model::{BakedAsset, BakedLevel, BakedPart, ImpostorRecord, ImpostorView};
 
@@ -15,6 +15,8 @@ pub struct Entry<'a> {
     pub prop_id: &'a str,
     pub source_path: &'a str,
     pub bounds: Aabb,
+    /// Holds every vertex of every part (prop space).
+    pub sphere: Sphere,
     /// The texture blobs its materials index, by content address.
     pub textures: Vec<TextureId>,
     pub parts: Vec<PartView<'a>>,
@@ -42,7 +44,11 @@ pub struct LevelView<'a> {
     pub index_count: u32,
     pub target_ratio: f32,
     pub achieved_ratio: f32,
+    /// meshoptimizer's error, relative to the part's extent.
     pub error: f32,
+    /// How far the level strays from level 0, in metres (see
+    /// [`crate::BakedLevel::error_m`]).
+    pub error_m: f32,
     pub index_format: IndexFormat,
     /// `index_count × index size` bytes; upload as is.
     pub index_bytes: &'a [u8],
@@ -118,6 +124,7 @@ impl<'a> Entry<'a> {
             prop_id: self.prop_id.to_owned(),
             source_path: self.source_path.to_owned(),
             bounds: self.bounds,
+            sphere: self.sphere,
             textures: self.textures.clone(),
             parts: self
                 .parts
@@ -136,6 +143,7 @@ impl<'a> Entry<'a> {
                             target_ratio: l.target_ratio,
                             achieved_ratio: l.achieved_ratio,
                             error: l.error,
+                            error_m: l.error_m,
                         })
                         .collect(),
                 })
@@ -217,6 +225,14 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(self.take(len, what)?).map_err(|e| malformed(what, e.to_string()))
     }
 
+    fn sphere(&mut self, what: &'static str) -> Result<Sphere, FormatError> {
+        let [x, y, z, radius] = self.f32s(what)?;
+        Ok(Sphere {
+            center: [x, y, z],
+            radius,
+        })
+    }
+
     fn aabb(&mut self, what: &'static str) -> Result<Aabb, FormatError> {
         Ok(Aabb {
             min: self.f32s(what)?,
@@ -265,6 +281,8 @@ impl<'a> Reader<'a> {
         let prop_id = self.str("prop id")?;
         let source_path = self.str("source path")?;
         let bounds = self.aabb("asset bounds")?;
+        let sphere = self.sphere("asset sphere")?;
+        check_sphere("asset sphere", &sphere)?;
         let texture_count = self.u32("texture count")?;
         let mut textures = Vec::new();
         for _ in 0..texture_count {
@@ -280,6 +298,7 @@ impl<'a> Reader<'a> {
             prop_id,
             source_path,
             bounds,
+            sphere,
             textures,
             parts,
             impostor,
@@ -291,16 +310,14 @@ impl<'a> Reader<'a> {
             BAKED => {
                 let grid = self.u32("impostor grid")?;
                 let cell_px = self.u32("impostor cell")?;
-                let [x, y, z, radius] = self.f32s("impostor sphere")?;
+                let sphere = self.sphere("impostor sphere")?;
                 let view = ImpostorView {
                     grid,
                     cell_px,
-                    sphere: Sphere {
-                        center: [x, y, z],
-                        radius,
-                    },
+                    sphere,
                     albedo: self.u32("impostor albedo")?,
                     normal: self.u32("impostor normal")?,
+                    error_m: self.f32("impostor error_m")?,
                 };
                 check_impostor(&view, texture_count as usize)?;
                 Ok(ImpostorRecord::Baked(view))
@@ -316,7 +333,7 @@ impl<'a> Reader<'a> {
         let name = self.str("part name")?;
         let material = self.material(texture_count)?;
         let bounds = self.aabb("part bounds")?;
-        let [x, y, z, radius] = self.f32s("part sphere")?;
+        let sphere = self.sphere("part sphere")?;
         let vertex_count = self.u32("vertex count")?;
         let index_format = match self.u8("index size")? {
             2 => IndexFormat::U16,
@@ -341,7 +358,11 @@ impl<'a> Reader<'a> {
                     format!("{index_count} indices are not whole triangles"),
                 ));
             }
-            let [target_ratio, achieved_ratio, error] = self.f32s("level ratios")?;
+            let [target_ratio, achieved_ratio] = self.f32s("level ratios")?;
+            let error = self.f32("level error")?;
+            check_error("level error", error)?;
+            let error_m = self.f32("level error_m")?;
+            check_error("level error_m", error_m)?;
             let (index_bytes, index_bytes_padded) = self.blob(
                 "indices",
                 u64::from(index_count) * index_format.size() as u64,
@@ -351,6 +372,7 @@ impl<'a> Reader<'a> {
                 target_ratio,
                 achieved_ratio,
                 error,
+                error_m,
                 index_format,
                 index_bytes,
                 index_bytes_padded,
@@ -368,10 +390,7 @@ impl<'a> Reader<'a> {
             name,
             material,
             bounds,
-            sphere: Sphere {
-                center: [x, y, z],
-                radius,
-            },
+            sphere,
             vertex_count,
             index_format,
             vertex_bytes,

@@ -1,7 +1,10 @@
 use sylva_mesh::{AlphaMode, Channel, Material, WrapMode};
 
 use super::impostor::{check_impostor, BAKED, REFUSED};
-use super::{header, FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION, HEADER_SIZE, MAGIC};
+use super::{
+    check_error, check_sphere, header, FormatError, IndexFormat, BLOB_ALIGN, FORMAT_VERSION,
+    HEADER_SIZE, MAGIC,
+};
 use crate::model::{BakedAsset, ImpostorRecord};
 
 /// Writes `asset` as an entry file. Deterministic: the same asset gives the same bytes.
@@ -22,6 +25,9 @@ pub fn encode(asset: &BakedAsset) -> Result<Vec<u8>, FormatError> {
     meta.str(&asset.source_path)?;
     meta.floats(&asset.bounds.min);
     meta.floats(&asset.bounds.max);
+    check_sphere("asset sphere", &asset.sphere)?;
+    meta.floats(&asset.sphere.center);
+    meta.floats(&[asset.sphere.radius]);
     meta.count(asset.textures.len(), "texture count")?;
     for texture in &asset.textures {
         meta.bytes.extend_from_slice(&texture.0);
@@ -57,8 +63,15 @@ pub fn encode(asset: &BakedAsset) -> Result<Vec<u8>, FormatError> {
                     ),
                 });
             }
+            check_error("level error", level.error)?;
+            check_error("level error_m", level.error_m)?;
             meta.count(level.indices.len(), "index count")?;
-            meta.floats(&[level.target_ratio, level.achieved_ratio, level.error]);
+            meta.floats(&[
+                level.target_ratio,
+                level.achieved_ratio,
+                level.error,
+                level.error_m,
+            ]);
             let indices = match format {
                 IndexFormat::U16 => level
                     .indices
@@ -142,6 +155,7 @@ fn impostor(
             meta.floats(&[view.sphere.radius]);
             meta.u32(view.albedo);
             meta.u32(view.normal);
+            meta.floats(&[view.error_m]);
         }
         ImpostorRecord::Refused { reason } => {
             meta.bytes.push(REFUSED);

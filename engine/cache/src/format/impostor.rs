@@ -2,17 +2,18 @@
 //! share.
 
 use super::texture::MAX_TEXTURE_SIZE;
-use super::{malformed, FormatError};
+use super::{check_error, malformed, FormatError};
 use crate::model::ImpostorView;
 
 /// The record's first byte: a refusal (its reason follows as a string).
 pub(super) const REFUSED: u8 = 0;
-/// The record's first byte: a baked impostor (grid, cell, sphere, two texture indices).
+/// The record's first byte: a baked impostor (grid, cell, sphere, two texture indices,
+/// error in metres).
 pub(super) const BAKED: u8 = 1;
 
 /// A baked impostor's fields are possible: an even grid, a power-of-two cell, an atlas
-/// no larger than a texture may be, a finite sphere of positive radius, and two distinct
-/// textures of the entry.
+/// no larger than a texture may be, a finite sphere of positive radius, two distinct
+/// textures of the entry and a finite error of 0 or more.
 pub(super) fn check_impostor(view: &ImpostorView, texture_count: usize) -> Result<(), FormatError> {
     let bad = |reason: String| Err(malformed("impostor", reason));
     let ImpostorView {
@@ -21,6 +22,7 @@ pub(super) fn check_impostor(view: &ImpostorView, texture_count: usize) -> Resul
         sphere,
         albedo,
         normal,
+        error_m,
     } = *view;
     if grid == 0 || !grid.is_multiple_of(2) {
         return bad(format!("a grid of {grid} views (must be even)"));
@@ -47,5 +49,5 @@ pub(super) fn check_impostor(view: &ImpostorView, texture_count: usize) -> Resul
     if albedo == normal {
         return bad(format!("albedo and normal are both texture {albedo}"));
     }
-    Ok(())
+    check_error("impostor error_m", error_m)
 }

@@ -1,9 +1,10 @@
-//! The entry file format, version 5. Little-endian throughout.
+//! The entry file format, version 6. Little-endian throughout.
 //!
 //! ```text
 //! header (64 bytes, see `header.rs`), magic b"SYLVABAK", version FORMAT_VERSION
 //! metadata (from byte 64)
-//!   prop id, source path (strings: u32 length + UTF-8), bounds (6 × f32)
+//!   prop id, source path (strings: u32 length + UTF-8), bounds (6 × f32), sphere
+//!     (4 × f32: centre, radius ≥ 0; finite)
 //!   u32 texture count, then per texture the 32-byte [`TextureId`] of its blob file
 //!   u32 part count, then per part:
 //!     name, material (name, base colour 4 × f32, metallic, roughness, normal scale,
@@ -12,12 +13,14 @@
 //!       wrap u u8, wrap v u8; alpha mode u8, cutoff f32, double-sided u8),
 //!     bounds (6 × f32), sphere (4 × f32), vertex count u32, index size u8 (2 or 4),
 //!     vertex blob, u32 level count, then per level:
-//!       index count u32, target ratio f32, achieved ratio f32, error f32, index blob
+//!       index count u32, target ratio f32, achieved ratio f32, error f32 (relative),
+//!       error_m f32 (metres; errors finite and ≥ 0), index blob
 //!   impostor: kind u8, then
 //!     0 (refused): the reason (string)
 //!     1 (baked): grid u32 (even), cell texels u32 (a power of two), sphere (4 × f32,
 //!       radius > 0), albedo texture u32, normal texture u32 (two distinct indices into
-//!       the texture list; their blobs are `grid × cell` texels square)
+//!       the texture list; their blobs are `grid × cell` texels square), error_m f32
+//!       (metres, finite and ≥ 0)
 //! blobs
 //!   a blob reference is (offset u64, length u64) from the start of the file; each blob
 //!   starts 16-byte aligned and is zero-padded to a multiple of 16.
@@ -45,7 +48,7 @@ use thiserror::Error;
 
 pub const MAGIC: &[u8; 8] = b"SYLVABAK";
 /// Bumped on any change to the bytes an entry holds.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 pub const HEADER_SIZE: usize = 64;
 /// Where the checksum sits in the header (4 bytes); it covers `HEADER_SIZE..`.
 pub const CHECKSUM_OFFSET: usize = 24;
@@ -117,6 +120,34 @@ pub enum FormatError {
 
 fn malformed(what: &'static str, reason: String) -> FormatError {
     FormatError::Malformed { what, reason }
+}
+
+/// An error in metres (or a relative one) as an entry may record it: finite and not
+/// negative. The encoder and the parser both check it, so a writer cannot write what a
+/// reader refuses.
+fn check_error(what: &'static str, value: f32) -> Result<(), FormatError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(malformed(
+            what,
+            format!("{value} is not a finite error of 0 or more"),
+        ))
+    }
+}
+
+/// A bounding sphere as an entry may record it: finite, of radius 0 or more (0 for a
+/// prop without vertices).
+fn check_sphere(what: &'static str, sphere: &sylva_mesh::Sphere) -> Result<(), FormatError> {
+    let finite = sphere.center.iter().all(|c| c.is_finite()) && sphere.radius.is_finite();
+    if finite && sphere.radius >= 0.0 {
+        Ok(())
+    } else {
+        Err(malformed(
+            what,
+            format!("{sphere:?} is not a finite sphere of radius 0 or more"),
+        ))
+    }
 }
 
 #[cfg(test)]

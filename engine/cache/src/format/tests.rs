@@ -70,12 +70,14 @@ pub(crate) fn sample() -> BakedAsset {
                 target_ratio: 1.0,
                 achieved_ratio: 1.0,
                 error: 0.0,
+                error_m: 0.0,
             },
             BakedLevel {
                 indices: vec![0, 1, 3],
                 target_ratio: 0.5,
                 achieved_ratio: 0.5,
                 error: 0.125,
+                error_m: 0.375,
             },
         ],
     };
@@ -96,12 +98,17 @@ pub(crate) fn sample() -> BakedAsset {
             target_ratio: 1.0,
             achieved_ratio: 1.0,
             error: 0.0,
+            error_m: 0.0,
         }],
     };
     BakedAsset {
         prop_id: "broadleaf/oak".into(),
         source_path: "broadleaf/oak.glb".into(),
         bounds: card.bounds.union(trunk.bounds),
+        sphere: Sphere {
+            center: [1.5, 0.75, -1.5],
+            radius: 2.5,
+        },
         parts: vec![card, trunk],
         textures: vec![
             TextureId(*b"0123456789abcdef0123456789ABCDEF"),
@@ -119,6 +126,7 @@ pub(crate) fn sample() -> BakedAsset {
             },
             albedo: 3,
             normal: 4,
+            error_m: 0.3125,
         }),
     }
 }
@@ -143,7 +151,7 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
         std::fs::write(golden_path(FORMAT_VERSION), encode(&sample()).unwrap()).unwrap();
     }
     let golden = std::fs::read(golden_path(FORMAT_VERSION)).expect(
-        "tests/data/golden-v5.sylva is committed; a deliberate format change writes a new golden file",
+        "tests/data/golden-v6.sylva is committed; a deliberate format change writes a new golden file",
     );
     let entry = Entry::parse(&golden).unwrap();
     assert_eq!(entry.to_baked(), sample());
@@ -160,18 +168,89 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
     );
 }
 
-/// An entry of the previous version (no impostor record) is refused by version, not
-/// misread: the bake writes it anew.
+/// Entries of the previous versions (v4 without an impostor record, v5 without errors
+/// in metres and the prop's sphere) are refused by version, not misread: the bake
+/// writes them anew.
 #[test]
-fn the_previous_golden_entry_is_refused_by_version() {
-    let old = std::fs::read(golden_path(4)).unwrap();
+fn the_previous_golden_entries_are_refused_by_version() {
+    for version in [4, 5] {
+        let old = std::fs::read(golden_path(version)).unwrap();
+        assert_eq!(
+            Entry::parse(&old).unwrap_err(),
+            FormatError::UnsupportedVersion {
+                found: version,
+                supported: FORMAT_VERSION
+            }
+        );
+    }
+}
+
+#[test]
+fn errors_in_metres_and_the_props_sphere_round_trip() {
+    let bytes = encode(&sample()).unwrap();
+    let entry = Entry::parse(&bytes).unwrap();
     assert_eq!(
-        Entry::parse(&old).unwrap_err(),
-        FormatError::UnsupportedVersion {
-            found: 4,
-            supported: FORMAT_VERSION
+        entry.sphere,
+        Sphere {
+            center: [1.5, 0.75, -1.5],
+            radius: 2.5
         }
     );
+    let errors: Vec<Vec<f32>> = entry
+        .parts
+        .iter()
+        .map(|p| p.levels.iter().map(|l| l.error_m).collect())
+        .collect();
+    assert_eq!(errors, [vec![0.0, 0.375], vec![0.0]]);
+    assert_eq!(entry.parts[0].levels[1].error, 0.125);
+    assert_eq!(entry.impostor().map(|v| v.error_m), Some(0.3125));
+}
+
+/// An error that is negative or not a number, or a sphere that is not finite or of
+/// negative radius, is refused by the encoder, and by the parser when a buggy writer
+/// wrote it anyway (with a matching checksum), naming the field.
+#[test]
+fn impossible_errors_and_spheres_are_refused_naming_the_field() {
+    let mut negative_level = sample();
+    negative_level.parts[0].levels[1].error_m = -0.5;
+    let mut nan_level = sample();
+    nan_level.parts[0].levels[1].error = f32::NAN;
+    let mut infinite_impostor = sample();
+    if let ImpostorRecord::Baked(view) = &mut infinite_impostor.impostor {
+        view.error_m = f32::INFINITY;
+    }
+    let mut negative_sphere = sample();
+    negative_sphere.sphere.radius = -1.0;
+    let mut nan_sphere = sample();
+    nan_sphere.sphere.center[1] = f32::NAN;
+    let cases = [
+        (negative_level, "level error_m", 0.375f32, -0.5f32),
+        (nan_level, "level error", 0.125, f32::NAN),
+        (infinite_impostor, "impostor error_m", 0.3125, f32::INFINITY),
+        (negative_sphere, "asset sphere", 2.5, -1.0),
+        (nan_sphere, "asset sphere", 0.75, f32::NAN),
+    ];
+    let good = encode(&sample()).unwrap();
+    for (asset, field, good_value, bad_value) in cases {
+        let err = encode(&asset).unwrap_err();
+        assert!(
+            matches!(&err, FormatError::Malformed { what, .. } if *what == field),
+            "{field}: {err}"
+        );
+        // The good entry with the one value replaced, resealed.
+        let at = (HEADER_SIZE..good.len() - 4)
+            .find(|&i| good[i..i + 4] == good_value.to_le_bytes())
+            .unwrap();
+        let mut bad = good.clone();
+        bad[at..at + 4].copy_from_slice(&bad_value.to_le_bytes());
+        let sum = checksum(&bad[HEADER_SIZE..]);
+        bad[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&sum.to_le_bytes());
+        let err = Entry::parse(&bad).unwrap_err();
+        assert!(
+            matches!(&err, FormatError::Malformed { what, .. } if *what == field),
+            "{field}: {err}"
+        );
+    }
 }
 
 #[test]
