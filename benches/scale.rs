@@ -6,6 +6,9 @@
 //! stroke after a preset pick (the viewer's ≤ 4 ms), and the CPU time of a whole frame
 //! up to its submission (LOD tick, terrain selection, instance upload, culling, graph
 //! and command recording) on the drawing thread, with the camera still and flying.
+//! The LOD ticks and the frames run twice side by side: under screen-space switching
+//! (each prop's own switch distances, small props culled) and under the fixed 30/90/150 m
+//! bands.
 //! Frames are drawn on lavapipe; the thread's CPU clock leaves out the driver's own
 //! threads, and each frame's GPU work is waited for outside the measurement. A third
 //! camera turns in place, so the views are culled again every frame with nothing else
@@ -20,7 +23,7 @@ use sylva::lod::LodConfig;
 use sylva::render::{
     offscreen_target, read_rgba8, CameraView, OutputFrame, RenderContext, OUTPUT_FORMAT,
 };
-use sylva::runtime::Runtime;
+use sylva::runtime::{level_errors_of, shape_of, Runtime};
 use sylva::scatter::{
     BrushSettings, FillRegion, FillRequest, Session, TerrainSource, DEFAULT_PLACEMENT_CAP,
 };
@@ -82,6 +85,35 @@ fn replay(terrain: Terrain, session: &Session) -> World {
         .0
 }
 
+/// The LOD policies compared: screen-space switching (the default) and the fixed bands.
+fn policies() -> [(&'static str, LodConfig); 2] {
+    [
+        ("screen", LodConfig::default()),
+        (
+            "fixed_bands",
+            LodConfig::fixed_bands(vec![30.0, 90.0, 150.0]),
+        ),
+    ]
+}
+
+/// `session` replayed under `lod`, with the kit's baked props' shapes and levels given
+/// to the registry and the controller as loading them does, without a GPU.
+fn replay_with_kit(terrain: Terrain, session: &Session, lod: &LodConfig) -> World {
+    let mut world = World::replay(terrain, session, lod).unwrap().0;
+    let cache = sylva_testkit::kit_cache();
+    for entry in cache.read_manifest().unwrap().assets.values() {
+        let files = cache.read_prop(&entry.entry).unwrap();
+        let view = files.parse().unwrap();
+        let shape = shape_of(&view.entry);
+        world.set_prop_shape(&entry.prop, shape).unwrap();
+        let (errors, radius) = level_errors_of(&view.entry, shape);
+        world
+            .describe_prop_lod(&entry.prop, errors, radius)
+            .unwrap();
+    }
+    world
+}
+
 fn growth(c: &mut Criterion) {
     let terrain = terrain();
     for (label, density) in SIZES {
@@ -103,27 +135,30 @@ fn growth(c: &mut Criterion) {
         // A camera 60 m above the map's centre; flying moves it 1 m per tick (past the
         // controller's 0.5 m gate) a quarter second apart (its 4 Hz cap).
         let eye = Vec3::new(0.0, terrain.sample_height(0.0, 0.0) + 60.0, 0.0);
-        let mut now = 0.0;
-        world.tick_lod(eye, now);
-        let first_step = world.tick_lod(eye + Vec3::X, now + 0.25);
-        println!(
-            "  a flying LOD tick tests {} of {} placements one by one",
-            first_step.tested, first_step.evaluated
-        );
-        now += 0.25;
-        group.bench_function("lod_tick_flying", |b| {
-            b.iter(|| {
-                now += 0.25;
-                world.tick_lod(eye + Vec3::X * (now as f32 * 4.0 % 64.0), now)
-            })
-        });
-        let still = eye + Vec3::X * (now as f32 * 4.0 % 64.0);
-        group.bench_function("lod_tick_still", |b| {
-            b.iter(|| {
-                now += 1.0 / 60.0;
-                world.tick_lod(still, now)
-            })
-        });
+        for (policy, lod) in policies() {
+            let mut world = replay_with_kit(terrain.clone(), &session, &lod);
+            let mut now = 0.0;
+            world.tick_lod(eye, now);
+            let first_step = world.tick_lod(eye + Vec3::X, now + 0.25);
+            println!(
+                "  {policy}: a flying LOD tick tests {} of {} placements one by one; {} culled",
+                first_step.tested, first_step.evaluated, first_step.culled
+            );
+            now += 0.25;
+            group.bench_function(format!("lod_tick_flying/{policy}"), |b| {
+                b.iter(|| {
+                    now += 0.25;
+                    world.tick_lod(eye + Vec3::X * (now as f32 * 4.0 % 64.0), now)
+                })
+            });
+            let still = eye + Vec3::X * (now as f32 * 4.0 % 64.0);
+            group.bench_function(format!("lod_tick_still/{policy}"), |b| {
+                b.iter(|| {
+                    now += 1.0 / 60.0;
+                    world.tick_lod(still, now)
+                })
+            });
+        }
 
         // The first dab after a pick: a Meadow stroke (a preset new to the session)
         // on open ground, taken back after each sample.
@@ -158,7 +193,11 @@ fn growth(c: &mut Criterion) {
             placed,
             "the strokes were taken back"
         );
-        frame_cpu(&mut group, world);
+        drop(world);
+        for (policy, lod) in policies() {
+            let world = World::replay(terrain.clone(), &session, &lod).unwrap().0;
+            frame_cpu(&mut group, world, policy);
+        }
         group.finish();
     }
 }
@@ -169,6 +208,7 @@ const FRAME: (u32, u32) = (960, 540);
 fn frame_cpu(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     world: World,
+    policy: &str,
 ) {
     let mut runtime = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
     let report = runtime.load_cache(&sylva_testkit::kit_cache()).unwrap();
@@ -199,10 +239,13 @@ fn frame_cpu(
     };
     let (_, stats) = frame(&mut runtime, camera(0.0), now);
     println!(
-        "  frame view: {} instances drawn of {}, {} draws",
-        stats.draw.instances, stats.draw.instances_in_buckets, stats.draw.draw_calls
+        "  {policy}: frame view: {} instances drawn of {} ({} culled by size), {} draws",
+        stats.draw.instances,
+        stats.draw.instances_in_buckets,
+        stats.culled_by_size,
+        stats.draw.draw_calls
     );
-    group.bench_function("frame_cpu_still", |b| {
+    group.bench_function(format!("frame_cpu_still/{policy}"), |b| {
         b.iter_custom(|iterations| {
             (0..iterations)
                 .map(|_| {
@@ -215,7 +258,7 @@ fn frame_cpu(
     // Turning in place by up to a degree: both views are culled again every frame, but
     // the eye stays, so the LOD tick and the terrain selection have nothing to do.
     let mut step = 0u32;
-    group.bench_function("frame_cpu_turning", |b| {
+    group.bench_function(format!("frame_cpu_turning/{policy}"), |b| {
         b.iter_custom(|iterations| {
             (0..iterations)
                 .map(|_| {
@@ -230,7 +273,7 @@ fn frame_cpu(
     // Flying: 1 m a frame and a quarter second apart, so every frame's LOD tick
     // evaluates (the worst case; at 60 Hz one frame in fifteen does).
     let mut x = 0.0;
-    group.bench_function("frame_cpu_flying", |b| {
+    group.bench_function(format!("frame_cpu_flying/{policy}"), |b| {
         b.iter_custom(|iterations| {
             (0..iterations)
                 .map(|_| {

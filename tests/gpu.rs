@@ -10,7 +10,7 @@ use crate::common;
 use glam::{Vec2, Vec3};
 use sylva::bake::{bake_folder, BakeOptions};
 use sylva::cache::{encode, CacheDir, Entry};
-use sylva::lod::LodConfig;
+use sylva::lod::{FixedBands, LodConfig, LodPolicy};
 use sylva::render::{CameraView, RenderContext, RgbaImage, OUTPUT_FORMAT};
 use sylva::runtime::Runtime;
 use sylva::scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
@@ -141,7 +141,7 @@ fn every_non_empty_bucket_in_view_is_one_instanced_draw() {
 fn settle_at(runtime: &mut Runtime, view: CameraView, now: &mut f64) {
     for eye in [Vec3::new(0.0, 2000.0, 0.0), view.eye] {
         *now += 1.0;
-        runtime.prepare(&CameraView::new(eye, view.target), *now);
+        runtime.prepare(&CameraView::new(eye, view.target), SIZE.1, *now);
     }
 }
 
@@ -165,7 +165,7 @@ fn placements_moved_through_1274_lod_changes_render_like_placements_inserted_dir
         );
         now += 0.3;
         moves += orbited
-            .prepare(&CameraView::new(eye, view.target), now)
+            .prepare(&CameraView::new(eye, view.target), SIZE.1, now)
             .0
             .moved;
     }
@@ -297,8 +297,10 @@ fn world_at_lod(lod: u8) -> World {
         vec![1.0, 60_000.0]
     };
     let config = LodConfig {
-        edges_m: edges,
-        hysteresis_m: 0.0,
+        policy: LodPolicy::FixedBands(FixedBands {
+            edges_m: edges,
+            hysteresis_m: 0.0,
+        }),
         ..LodConfig::default()
     };
     let mut world = World::new(default_world(), &empty_session(), &config).unwrap();

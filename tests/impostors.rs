@@ -134,11 +134,16 @@ fn framing_cell_px(radius: f32) -> u32 {
     framing.cell_px_for(radius)
 }
 
-/// The impostor's switch distance: past the last edge's fade, where a placement is drawn
-/// as its impostor alone.
+/// The fixed bands the dollies cross: 30, 90 and 150 m, the last the impostor's.
+const EDGES_M: [f32; 3] = [30.0, 90.0, 150.0];
+
+/// The fixed bands' hysteresis and fade, each side of an edge.
+const HYSTERESIS_M: f32 = 4.0;
+
+/// The impostor's switch distance under the fixed bands: past the last edge's fade, where
+/// a placement is drawn as its impostor alone.
 fn switch_distance() -> f32 {
-    let config = LodConfig::default();
-    config.edges_m.last().unwrap() + config.hysteresis_m + 1.0
+    EDGES_M[2] + HYSTERESIS_M + 1.0
 }
 
 /// The smallest PSNRs a kit category's impostor may have against its coarsest mesh
@@ -480,8 +485,8 @@ fn stacked(images: &[RgbaImage]) -> RgbaImage {
 fn dolly(stage: &mut Stage, prop: &PropFiles, edge: f32, dithered: bool) -> Vec<[RgbaImage; 2]> {
     let view = prop.parse().unwrap();
     let centre = Vec3::from(view.entry.impostor().unwrap().sphere.center);
-    let config = LodConfig::default();
-    let finer = config.edges_m.iter().position(|&e| e == edge).unwrap() as u8;
+    let config = LodConfig::fixed_bands(EDGES_M.to_vec());
+    let finer = EDGES_M.iter().position(|&e| e == edge).unwrap() as u8;
     let (mut props, mut registry): (PropsRenderer, PlacementRegistry) =
         stage.plugin(prop, &[Mat4::IDENTITY], finer, TextureUpload::Native);
     let mut controller = LodController::new(&config).unwrap();
@@ -495,10 +500,9 @@ fn dolly(stage: &mut Stage, prop: &PropFiles, edge: f32, dithered: bool) -> Vec<
     };
     let (now, before) = (
         fades_of(&config),
-        fades_of(&LodConfig {
-            edges_m: config.edges_m.iter().map(|e| e + STEP_M).collect(),
-            ..config.clone()
-        }),
+        fades_of(&LodConfig::fixed_bands(
+            EDGES_M.iter().map(|e| e + STEP_M).collect(),
+        )),
     );
     let direction = Vec3::new(0.9, 0.3, -1.0).normalize();
     let camera_at = |step: usize| {
@@ -564,7 +568,7 @@ fn a_dolly_through_every_band_edge_pops_at_most_half_as_much_with_dithered_trans
     let cache = sylva_testkit::kit_cache();
     let oak = prop_files(&cache, "broadleaf/oak_wide");
     let mut stage = Stage::new(flat_ground(129, 4.0));
-    for edge in LodConfig::default().edges_m {
+    for edge in EDGES_M {
         let hard = largest_pop(&dolly(&mut stage, &oak, edge, false));
         let dithered = largest_pop(&dolly(&mut stage, &oak, edge, true));
         println!(

@@ -162,6 +162,7 @@ fn test_sphere() -> PropFiles {
             target_ratio: 1.0,
             achieved_ratio: 1.0,
             error: 0.0,
+            error_m: 0.0,
         }],
     };
     let textures = [colour, normal, orm];
@@ -169,6 +170,10 @@ fn test_sphere() -> PropFiles {
         prop_id: "test/sphere".into(),
         source_path: "test/sphere.glb".into(),
         bounds,
+        sphere: Sphere {
+            center: [0.0, 0.5, 0.0],
+            radius: 0.5,
+        },
         parts: vec![part],
         textures: textures.iter().map(|t| t.id).collect(),
         impostor: ImpostorRecord::refused("a test prop without an impostor"),

@@ -26,6 +26,28 @@ pub fn shape_of(entry: &Entry) -> PropShape {
     }
 }
 
+/// What screen-space LOD switching needs of a baked prop drawn with `shape`: per drawable
+/// level the largest error any part shows there in metres (the impostor's measured one
+/// last, where it is drawn), and the radius of the prop's bounding sphere.
+pub fn level_errors_of(entry: &Entry, shape: PropShape) -> (Vec<f32>, f32) {
+    let mut errors: Vec<f32> = (0..usize::from(shape.lods))
+        .map(|level| {
+            entry
+                .parts
+                .iter()
+                .filter_map(|part| part.levels.get(level))
+                .map(|l| l.error_m)
+                .fold(0.0, f32::max)
+        })
+        .collect();
+    if shape.impostor {
+        if let Some(impostor) = entry.impostor() {
+            errors.push(impostor.error_m);
+        }
+    }
+    (errors, entry.sphere.radius)
+}
+
 /// The prop's impostor as the props renderer draws it, its atlases borrowed from the
 /// blobs; `None` where the bake made none.
 pub fn impostor_of<'a>(prop: &'a PropView<'_>) -> Option<ImpostorGeometry<'a>> {

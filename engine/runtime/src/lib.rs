@@ -17,7 +17,7 @@ use rend3::Renderer;
 use serde::Serialize;
 use sylva_buckets::{BucketChanges, PlacementRegistry, PropShape};
 use sylva_cache::{CacheDir, FormatError, PropFiles, StoreError};
-use sylva_lod::TickStats;
+use sylva_lod::{TickStats, Viewport};
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
 use sylva_render::{
     draw_frame_with_overlays, render_image, CameraView, OutputFrame, Overlays, RenderContext,
@@ -26,7 +26,7 @@ use sylva_render::{
 use sylva_world::{World, WorldError};
 use thiserror::Error;
 
-pub use baked::{geometry_of, impostor_of, shape_of};
+pub use baked::{geometry_of, impostor_of, level_errors_of, shape_of};
 
 /// Why the runtime could not load or draw.
 #[derive(Debug, Error)]
@@ -60,8 +60,9 @@ pub enum RuntimeError {
 
 /// Loads (or replaces) prop `prop` from the bytes of its cache entry `entry_name` and
 /// the texture blobs it names (`CacheDir::read_prop` reads both): its parts into `props`
-/// (GPU geometry) and its shape into `world`'s registry, whose placements of it then
-/// draw from the next synced frame on; its impostor too where the bake made one and
+/// (GPU geometry), its shape into `world`'s registry, whose placements of it then draw
+/// from the next synced frame on, and its levels' errors and size into `world`'s LOD
+/// controller; its impostor too where the bake made one and
 /// `impostors` asks for it (otherwise its coarsest mesh is its last level). For
 /// applications that draw sylva's props with their own rend3 renderer ([`Runtime`]
 /// calls it too). If the entry or a blob is refused, nothing changes.
@@ -102,6 +103,8 @@ pub fn load_prop(
             source,
         })?;
     world.set_prop_shape(prop, shape)?;
+    let (level_errors_m, radius_m) = level_errors_of(entry, shape);
+    world.describe_prop_lod(prop, level_errors_m, radius_m)?;
     Ok(shape)
 }
 
@@ -140,6 +143,9 @@ pub struct FrameStats {
     pub placements: u32,
     /// Placements whose prop is not loaded.
     pub pending: u32,
+    /// Placements of loaded props culled for their size on screen or their distance:
+    /// not drawn, casting no shadow.
+    pub culled_by_size: u32,
     /// Placements whose LOD was evaluated this frame.
     pub lod_evaluated: u32,
     /// Placements that changed LOD this frame.
@@ -202,8 +208,8 @@ impl Runtime {
         self.hand_over_fades();
     }
 
-    /// Gives the props renderer the world's fades, or their hard switches; they change
-    /// only with the world or that setting, so frames do not repeat this.
+    /// Gives the props renderer the world's fades, or their hard switches; the renderer
+    /// drops its cached culls only when they differ.
     fn hand_over_fades(&mut self) {
         let fades = self.world.lod_fades();
         self.props.set_lod_fades(if self.dithered_transitions {
@@ -333,8 +339,22 @@ impl Runtime {
     }
 
     /// Brings the LODs, the terrain's patches and the GPU copies of the buckets up to
-    /// date for `camera`.
-    pub fn prepare(&mut self, camera: &CameraView, now: f64) -> (TickStats, TerrainStats) {
+    /// date for `camera` drawing an image `height` pixels tall: LOD switch distances are
+    /// measured on that viewport.
+    pub fn prepare(
+        &mut self,
+        camera: &CameraView,
+        height: u32,
+        now: f64,
+    ) -> (TickStats, TerrainStats) {
+        let viewport = Viewport {
+            height_px: height as f32,
+            vertical_fov_rad: camera.vfov.to_radians(),
+        };
+        // A degenerate window (minimised to 0 lines) keeps the last viewport.
+        let _ = self.world.set_lod_viewport(viewport);
+        // Loads and the viewport change the switches; comparing fades is O(1).
+        self.hand_over_fades();
         let tick = self.world.tick_lod(camera.eye, now);
         let terrain =
             self.scene
@@ -365,7 +385,7 @@ impl Runtime {
         output: OutputFrame,
         overlays: Overlays<'a>,
     ) -> FrameStats {
-        let (tick, terrain) = self.prepare(&camera, now);
+        let (tick, terrain) = self.prepare(&camera, size.1, now);
         let draw = draw_frame_with_overlays(
             &mut self.context,
             &self.scene,
@@ -387,7 +407,7 @@ impl Runtime {
         width: u32,
         height: u32,
     ) -> Result<(RgbaImage, FrameStats), RuntimeError> {
-        let (tick, terrain) = self.prepare(&camera, now);
+        let (tick, terrain) = self.prepare(&camera, height, now);
         let (image, draw) = render_image(
             &mut self.context,
             &self.scene,
@@ -412,6 +432,7 @@ impl Runtime {
         FrameStats {
             placements: registry.len(),
             pending: registry.pending_len(),
+            culled_by_size: registry.culled_len(),
             lod_evaluated: tick.evaluated,
             lod_moved: tick.moved,
             terrain,

@@ -22,6 +22,7 @@ use sylva_bake::{bake_folder, BakeOptions};
 use sylva_render::CameraView;
 
 use crate::folders::{Folders, Remote};
+use crate::lod_args::LodArgs;
 use crate::{assets, bake, files, presets, render, show};
 
 #[derive(clap::Args)]
@@ -42,6 +43,8 @@ pub struct Args {
     width: u32,
     #[arg(long, default_value_t = 540)]
     height: u32,
+    #[command(flatten)]
+    lod: LodArgs,
 }
 
 /// One scripted stroke: a preset file stem, the landmark it belongs to, where the
@@ -173,6 +176,7 @@ const SCRIPT: [Stroke; 7] = [
 ];
 
 pub fn run(args: Args) -> Result<()> {
+    let lod = args.lod.config()?;
     let cache = args.folders.cache_dir();
     let started = Instant::now();
     let remote = args.remote.open()?;
@@ -273,7 +277,9 @@ pub fn run(args: Args) -> Result<()> {
     files::write_atomically(&journal, editor.session().to_ron().as_bytes())?;
     println!("session journal: {}", journal.display());
 
-    let (mut runtime, loaded) = show::open(terrain.clone(), editor.session(), &cache, true)?;
+    let impostors = !args.lod.full_detail;
+    let (mut runtime, loaded) =
+        show::open(terrain.clone(), editor.session(), &cache, impostors, &lod)?;
     println!("loaded {} baked props", loaded.loaded.len());
     let size = (args.width, args.height);
     let overview = render::render(

@@ -13,7 +13,7 @@ use glam::{Mat4, Vec3};
 use serde::Serialize;
 use sylva_bake::{bake_folder, BakeOptions};
 use sylva_cache::Entry;
-use sylva_lod::LodConfig;
+use sylva_lod::{FixedBands, LodConfig, LodPolicy};
 use sylva_render::{CameraView, RenderContext, RgbaImage, OUTPUT_FORMAT};
 use sylva_runtime::{shape_of, Runtime};
 use sylva_scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
@@ -129,8 +129,10 @@ pub fn run(args: Args) -> Result<()> {
 
     let world_at = |level: u8| -> Result<World> {
         let config = LodConfig {
-            edges_m: edges_putting_in_level(camera_at(level).eye.length(), level, lods),
-            hysteresis_m: 0.0,
+            policy: LodPolicy::FixedBands(FixedBands {
+                edges_m: edges_putting_in_level(camera_at(level).eye.length(), level, lods),
+                hysteresis_m: 0.0,
+            }),
             ..LodConfig::default()
         };
         Ok(World::new(terrain.clone(), &session, &config)?)
@@ -261,11 +263,10 @@ fn framing_camera(
     camera
 }
 
-/// Where the default LOD bands draw a placement as its impostor alone: past the last
-/// edge's fade.
+/// Where the fixed LOD bands (30, 90 and 150 m, ±4 m) draw a placement as its impostor
+/// alone: past the last edge's fade.
 fn impostor_distance() -> f32 {
-    let config = LodConfig::default();
-    config.edges_m.last().copied().unwrap_or(0.0) + config.hysteresis_m + 1.0
+    155.0
 }
 
 /// Band edges for a prop of `lods` levels that put a placement at `distance` from the

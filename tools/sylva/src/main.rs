@@ -9,6 +9,7 @@ mod files;
 mod fill;
 mod folders;
 mod impostor;
+mod lod_args;
 mod lods;
 mod paint;
 mod presets;

@@ -3,12 +3,14 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
 use sylva_bake::{bake_folder, BakeOptions};
+use sylva_render::RgbaImage;
 use sylva_runtime::FrameStats;
 
 use crate::folders::Folders;
+use crate::lod_args::LodArgs;
 use crate::{bake, show, world};
 
 #[derive(clap::Args)]
@@ -31,13 +33,19 @@ pub struct Args {
     /// Draw props without their impostors (their coarsest mesh is their last level).
     #[arg(long)]
     no_impostors: bool,
-    /// Switch LOD levels hard instead of cross-fading them across each band edge.
+    /// Switch LOD levels hard instead of cross-fading them across each switch.
     #[arg(long)]
     hard_lod: bool,
+    #[command(flatten)]
+    lod: LodArgs,
     /// Where the sun stands: ELEVATION,BEARING in degrees (above the horizon; compass
     /// bearing clockwise from north, +Z). The default is 62,245.
     #[arg(long, value_parser = parse_sun)]
     sun: Option<glam::Vec3>,
+    /// Compare the frame with this PNG (e.g. a `--full-detail` render of the same
+    /// camera) and report the PSNR over the whole image.
+    #[arg(long, value_name = "PNG")]
+    compare_with: Option<PathBuf>,
     /// Print the frame statistics as JSON.
     #[arg(long)]
     json: bool,
@@ -51,30 +59,54 @@ pub struct RenderOutput {
     pub adapter: String,
     /// Wall-clock time of the frame, readback included.
     pub frame_ms: f64,
+    /// PSNR in dB against `--compare-with`, if given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub psnr_db: Option<f64>,
     #[serde(flatten)]
     pub stats: FrameStats,
 }
 
 pub fn run(args: Args) -> Result<()> {
+    let lod = args.lod.config()?;
+    let reference = args
+        .compare_with
+        .as_deref()
+        .map(|path| -> Result<RgbaImage> {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            RgbaImage::from_png(&bytes).with_context(|| format!("decoding {}", path.display()))
+        })
+        .transpose()?;
     let (session, terrain) = world::load_session(&args.session)?;
     let camera = show::parse_camera(&args.camera, &terrain)?;
     let cache = args.folders.cache_dir();
     let baked = bake_folder(&args.folders.assets, &cache, &BakeOptions::default())?;
-    if baked.baked() > 0 || baked.failed() > 0 {
+    // Standard output holds only the JSON object under `--json`.
+    if !args.json && (baked.baked() > 0 || baked.failed() > 0) {
         bake::print_report(&baked);
     }
-    let (mut runtime, _) = show::open(terrain, &session, &cache, !args.no_impostors)?;
+    let impostors = !args.no_impostors && !args.lod.full_detail;
+    let (mut runtime, _) = show::open(terrain, &session, &cache, impostors, &lod)?;
     runtime.set_dithered_transitions(!args.hard_lod);
     if let Some(sun) = args.sun {
         runtime.set_sun(sun);
     }
-    let output = render(
+    let mut output = render(
         &mut runtime,
         camera,
         0,
         &args.out,
         (args.width, args.height),
     )?;
+    if let Some(reference) = &reference {
+        let image = RgbaImage::from_png(&std::fs::read(&args.out)?)?;
+        output.psnr_db = Some(image.psnr(reference).with_context(|| {
+            format!(
+                "--compare-with is {}×{}, the frame {}×{}",
+                reference.width, reference.height, image.width, image.height
+            )
+        })?);
+    }
     if args.json {
         println!("{}", serde_json::to_string(&output)?);
     } else {
@@ -116,6 +148,7 @@ pub fn render(
         height,
         adapter: runtime.context().adapter().to_owned(),
         frame_ms,
+        psnr_db: None,
         stats,
     })
 }
@@ -123,9 +156,12 @@ pub fn render(
 pub fn print_frame(o: &RenderOutput) {
     let s = &o.stats;
     println!(
-        "{}: {}×{} in {:.0} ms on {}; {} placements ({} pending), {} instances in {} draw calls, {} triangles, per LOD {:?}; \
-         shadows: {} instances in {} draw calls",
-        o.out, o.width, o.height, o.frame_ms, o.adapter, s.placements, s.pending, s.draw.instances, s.draw.draw_calls,
-        s.draw.triangles, s.draw.instances_per_lod, s.draw.shadow_instances, s.draw.shadow_draw_calls
+        "{}: {}×{} in {:.0} ms on {}; {} placements ({} pending, {} culled by size), {} instances in {} draw calls, \
+         {} triangles, per LOD {:?}; shadows: {} instances in {} draw calls",
+        o.out, o.width, o.height, o.frame_ms, o.adapter, s.placements, s.pending, s.culled_by_size, s.draw.instances,
+        s.draw.draw_calls, s.draw.triangles, s.draw.instances_per_lod, s.draw.shadow_instances, s.draw.shadow_draw_calls
     );
+    if let Some(psnr) = o.psnr_db {
+        println!("PSNR against the reference: {psnr:.2} dB");
+    }
 }

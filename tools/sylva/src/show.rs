@@ -13,15 +13,16 @@ use sylva_scatter::Session;
 use sylva_terrain::{Landmark, Terrain};
 use sylva_world::World;
 
-/// Replays `session` on `terrain` and loads every baked prop of `cache`.
+/// Replays `session` on `terrain` with LODs switched by `lod`, and loads every baked prop
+/// of `cache`.
 pub fn open(
     terrain: Terrain,
     session: &Session,
     cache: &CacheDir,
     impostors: bool,
+    lod: &LodConfig,
 ) -> Result<(Runtime, LoadReport)> {
-    let (world, _) =
-        World::replay(terrain, session, &LodConfig::default()).context("replaying the session")?;
+    let (world, _) = World::replay(terrain, session, lod).context("replaying the session")?;
     let context = RenderContext::new(OUTPUT_FORMAT)?;
     let mut runtime = Runtime::new(context, world)?;
     runtime.set_impostors(impostors);

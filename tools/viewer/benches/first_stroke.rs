@@ -29,6 +29,7 @@ fn options(folder: &Path) -> WorkspaceOptions {
         continue_session: false,
         seed: 7,
         cap: sylva_scatter::DEFAULT_PLACEMENT_CAP,
+        lod: sylva_lod::LodConfig::default(),
     }
 }
 

@@ -466,6 +466,11 @@ impl App {
                 let density = self.workspace.brush().density_per_m2 * factor;
                 self.workspace.set_density(density);
             }
+            Command::SetLodErrorPx(pixels) => {
+                if let Err(e) = self.workspace.set_lod_error_px(pixels) {
+                    self.workspace.error(e.to_string());
+                }
+            }
             Command::ToggleEraseMode => {
                 let on = !self.controls.erase_mode();
                 self.controls.set_erase_mode(on);

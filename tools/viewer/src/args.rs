@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use sylva_lod::{LodConfig, LodPolicy, ScreenError};
 use sylva_scatter::{check_cap, DEFAULT_PLACEMENT_CAP};
 use sylva_terrain::HeightmapScale;
 
@@ -86,6 +87,24 @@ pub struct ViewArgs {
     /// Window size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x720")]
     pub size: WindowSize,
+    /// The largest error an LOD level may show, in pixels of the window: each prop
+    /// keeps a level until the next one's baked error projects within this (a slider
+    /// on the HUD changes it live).
+    #[arg(long, default_value_t = 1.0, value_parser = parse_lod_error)]
+    pub lod_error_px: f32,
+}
+
+fn parse_lod_error(text: &str) -> Result<f32, String> {
+    let pixels = text
+        .parse::<f32>()
+        .map_err(|_| format!("`{text}` is not a number of pixels"))?;
+    if pixels.is_finite() && pixels > 0.0 {
+        Ok(pixels)
+    } else {
+        Err(format!(
+            "the LOD tolerance must be a positive number of pixels, got {text}"
+        ))
+    }
 }
 
 fn parse_cap(text: &str) -> Result<usize, String> {
@@ -129,6 +148,13 @@ impl ViewArgs {
             continue_session: self.session.is_some(),
             seed: self.seed,
             cap: self.cap,
+            lod: LodConfig {
+                policy: LodPolicy::ScreenError(ScreenError {
+                    tolerance_px: self.lod_error_px,
+                    ..ScreenError::default()
+                }),
+                ..LodConfig::default()
+            },
         }
     }
 }

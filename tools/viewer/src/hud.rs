@@ -45,6 +45,8 @@ pub struct HudModel {
     pub props: Vec<PropRow>,
     pub presets: Vec<PresetRow>,
     pub messages: Vec<Message>,
+    /// The LOD tolerance in pixels the slider shows; `None` under fixed bands.
+    pub lod_error_px: Option<f32>,
 }
 
 /// The frame-side inputs of the HUD.
@@ -110,6 +112,7 @@ impl HudModel {
             props: prop_rows(workspace),
             presets: preset_rows(workspace),
             messages: workspace.messages().to_vec(),
+            lod_error_px: workspace.lod_error_px(),
         }
     }
 }

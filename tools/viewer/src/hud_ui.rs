@@ -14,6 +14,9 @@ use crate::input::{Button, Command, InputEvent, BRUSH_STEP};
 const ERROR: Color32 = Color32::from_rgb(255, 110, 100);
 const ACTIVE: Color32 = Color32::from_rgb(140, 230, 140);
 const DIM: Color32 = Color32::from_rgb(170, 175, 180);
+/// The LOD tolerances the slider offers: from a quarter pixel (finer than the eye) to
+/// eight (coarse, for slow machines).
+const LOD_ERROR_RANGE_PX: std::ops::RangeInclusive<f32> = 0.25..=8.0;
 
 pub struct HudUi {
     ctx: CtxRef,
@@ -111,7 +114,7 @@ impl HudUi {
         self.ctx.begin_frame(input);
         let mut commands = Vec::new();
         brush_panel(&self.ctx, model, &mut commands);
-        figures_panel(&self.ctx, model, size);
+        figures_panel(&self.ctx, model, size, &mut commands);
         let (_output, shapes) = self.ctx.end_frame();
         let meshes = self.ctx.tessellate(shapes);
         HudFrame {
@@ -180,7 +183,7 @@ fn brush_panel(ctx: &CtxRef, model: &HudModel, commands: &mut Vec<Command>) {
         });
 }
 
-fn figures_panel(ctx: &CtxRef, model: &HudModel, size: Vec2) {
+fn figures_panel(ctx: &CtxRef, model: &HudModel, size: Vec2, commands: &mut Vec<Command>) {
     egui::Window::new("figures")
         .anchor(Align2::RIGHT_TOP, [-6.0, 6.0])
         .resizable(false)
@@ -190,6 +193,14 @@ fn figures_panel(ctx: &CtxRef, model: &HudModel, size: Vec2) {
         .show(ctx, |ui| {
             for line in model.render.iter().chain(&model.timing) {
                 ui.label(line);
+            }
+            if let Some(mut pixels) = model.lod_error_px {
+                let slider = egui::Slider::new(&mut pixels, LOD_ERROR_RANGE_PX)
+                    .logarithmic(true)
+                    .text("LOD error, px");
+                if ui.add(slider).changed() {
+                    commands.push(Command::SetLodErrorPx(pixels));
+                }
             }
             ui.label(RichText::new(&model.loading).color(DIM));
             if let Some(watch) = &model.watch {

@@ -165,6 +165,8 @@ pub enum Command {
     ScaleDensity(f32),
     ToggleEraseMode,
     ToggleCameraMode,
+    /// Set the largest error an LOD level may show, in pixels (the HUD's slider).
+    SetLodErrorPx(f32),
     /// Esc: cancel the running fill or the open lasso; with neither, quit.
     Cancel,
 }

@@ -13,7 +13,7 @@ use std::time::Instant;
 use glam::Vec2;
 use sylva_catalog::folder::read_snapshot;
 use sylva_catalog::CatalogSnapshot;
-use sylva_lod::LodConfig;
+use sylva_lod::{LodConfig, LodPolicy};
 use sylva_scatter::{
     BrushSettings, Event, Preset, Session, StrokeReport, TerrainSource, MAX_DENSITY, MAX_RADIUS,
 };
@@ -95,7 +95,11 @@ impl WorldHost for World {
 
     fn install(&mut self, prop: &str, loaded: &LoadedProp) -> Result<(), String> {
         let entry = sylva_cache::Entry::parse(&loaded.files.entry).map_err(|e| e.to_string())?;
-        self.set_prop_shape(prop, sylva_runtime::shape_of(&entry))
+        let shape = sylva_runtime::shape_of(&entry);
+        self.set_prop_shape(prop, shape)
+            .map_err(|e| e.to_string())?;
+        let (errors, radius) = sylva_runtime::level_errors_of(&entry, shape);
+        self.describe_prop_lod(prop, errors, radius)
             .map(drop)
             .map_err(|e| e.to_string())
     }
@@ -134,6 +138,8 @@ pub struct WorkspaceOptions {
     pub seed: u32,
     /// Placement cap of a new session (a continued one keeps its own).
     pub cap: usize,
+    /// How every session opened here switches LODs.
+    pub lod: LodConfig,
 }
 
 /// The preset strokes paint with.
@@ -469,6 +475,24 @@ impl<H: WorldHost> Workspace<H> {
         }
     }
 
+    /// The largest error an LOD level may show, in pixels; `None` under fixed bands.
+    pub fn lod_error_px(&self) -> Option<f32> {
+        self.world()
+            .lod()
+            .screen_error()
+            .map(|settings| settings.tolerance_px)
+    }
+
+    /// Sets the LOD tolerance in pixels for this session and the ones opened after it;
+    /// placements move to their new switch distances at the next LOD tick.
+    pub fn set_lod_error_px(&mut self, pixels: f32) -> Result<(), WorkspaceError> {
+        self.host.world_mut().set_lod_tolerance_px(pixels)?;
+        if let LodPolicy::ScreenError(settings) = &mut self.options.lod.policy {
+            settings.tolerance_px = pixels;
+        }
+        Ok(())
+    }
+
     /// Casts the pointer's ray and remembers where it met the ground.
     pub fn cast_pointer(&mut self, ray: &Ray) -> Hover {
         let hover = cursor::cast(self.world().terrain(), ray);
@@ -682,7 +706,7 @@ impl<H: WorldHost> Workspace<H> {
         let session = session_file::load(&path)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let terrain = terrain_of(&session.terrain, base)?;
-        let (world, _) = World::replay(terrain, &session, &LodConfig::default())?;
+        let (world, _) = World::replay(terrain, &session, &self.options.lod)?;
         self.host
             .replace_world(world)
             .map_err(|reason| WorkspaceError::Open {
@@ -871,12 +895,12 @@ fn current_catalog(world: &World) -> CatalogSnapshot {
 /// and exists, else a new session on the chosen terrain with the assets folder's
 /// catalog.
 pub fn open_world(options: &WorkspaceOptions) -> Result<World, WorkspaceError> {
-    let lod = LodConfig::default();
+    let lod = &options.lod;
     if options.continue_session && options.session.exists() {
         let session = session_file::load(&options.session)?;
         let base = options.session.parent().unwrap_or(Path::new("."));
         let terrain = terrain_of(&session.terrain, base)?;
-        let (world, _) = World::replay(terrain, &session, &lod)?;
+        let (world, _) = World::replay(terrain, &session, lod)?;
         return Ok(world);
     }
     let (terrain, source) = match &options.terrain {
@@ -899,7 +923,7 @@ pub fn open_world(options: &WorkspaceOptions) -> Result<World, WorkspaceError> {
         source,
         read_snapshot(&options.assets)?,
     );
-    Ok(World::new(terrain, &session, &lod)?)
+    Ok(World::new(terrain, &session, lod)?)
 }
 
 fn terrain_of(source: &TerrainSource, base: &Path) -> Result<Terrain, WorkspaceError> {

@@ -77,6 +77,7 @@ fn options(dir: &Path) -> WorkspaceOptions {
         continue_session: true,
         seed: 11,
         cap: sylva_scatter::DEFAULT_PLACEMENT_CAP,
+        lod: sylva_lod::LodConfig::default(),
     }
 }
 
