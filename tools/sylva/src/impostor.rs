@@ -50,6 +50,8 @@ pub struct PropImpostor {
     /// Both atlases' stored texels, every level.
     pub bytes: usize,
     pub radius_m: f32,
+    /// How far the impostor strays from the mesh, metres (measured by the bake).
+    pub error_m: f32,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -105,6 +107,7 @@ fn describe(prop: &str, view: &PropView) -> PropImpostor {
         normal_format: None,
         bytes: 0,
         radius_m: 0.0,
+        error_m: 0.0,
     };
     if let Some(impostor) = view.entry.impostor() {
         let (albedo, normal) = atlases(view, &impostor);
@@ -119,6 +122,7 @@ fn describe(prop: &str, view: &PropView) -> PropImpostor {
             .map(|l| l.len())
             .sum();
         report.radius_m = impostor.sphere.radius;
+        report.error_m = impostor.error_m;
     }
     report
 }
@@ -140,7 +144,7 @@ fn print(report: &PropImpostor, json: bool) -> Result<()> {
         println!("{}: {reason}", report.prop);
     } else {
         println!(
-            "{}: {}×{} views of {}², {} levels ({} / {}), {} bytes ({:.2} MB), radius {:.2} m",
+            "{}: {}×{} views of {}², {} levels ({} / {}), {} bytes ({:.2} MB), radius {:.2} m, error {:.3} m",
             report.prop,
             report.grid,
             report.grid,
@@ -150,7 +154,8 @@ fn print(report: &PropImpostor, json: bool) -> Result<()> {
             report.normal_format.as_deref().unwrap_or_default(),
             report.bytes,
             report.bytes as f64 / 1e6,
-            report.radius_m
+            report.radius_m,
+            report.error_m
         );
     }
     Ok(())

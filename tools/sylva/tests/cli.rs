@@ -545,6 +545,9 @@ fn impostor_shows_a_cached_trees_atlases_and_says_why_a_pebble_has_none() {
     // 1536² texels at level 0, 6 levels per atlas (cells of 128 texels down to 4); a
     // byte a texel for the BC3 albedo, four for the RGBA8 normals.
     assert_eq!(report["levels"], 6);
+    let error_m = report["error_m"].as_f64().unwrap();
+    let texel_m = 2.0 * report["radius_m"].as_f64().unwrap() / 128.0;
+    assert!((1.0..3.0).contains(&(error_m / texel_m)), "{report}");
     let level_texels: u64 = (0..6).map(|l| (12u64 * (128 >> l)).pow(2)).sum();
     assert_eq!(report["bytes"].as_u64(), Some(5 * level_texels));
     assert_eq!(png_size(&picture), (2 * 1536, 1536));
