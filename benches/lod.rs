@@ -1,13 +1,15 @@
-//! LOD controller benchmarks over 100,000 placements: an evaluating tick (camera flying,
-//! camera teleporting) and a still-camera frame. Results: BENCHMARKS.md.
+//! LOD controller benchmarks over 100,000 placements of three props of different sizes
+//! and scales: an evaluating tick (camera flying, camera teleporting) and a still-camera
+//! frame, under screen-space switching (each prop's own switch distances, small props
+//! culled) and under the fixed 30/90/150 m bands, side by side. Results: BENCHMARKS.md.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::{Mat4, Quat, Vec3};
-use sylva::buckets::{PlacementRegistry, PropShape};
-use sylva::lod::{LodController, TickStats};
+use sylva::buckets::{PlacementRegistry, PropKey, PropShape};
+use sylva::lod::{LodConfig, LodController, PropLod, TickStats, Visibility};
 
 const PLACEMENTS: u64 = 100_000;
 /// The default world is 512 m square.
@@ -21,30 +23,41 @@ fn unit(state: &mut u64) -> f32 {
     ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
 }
 
-/// 100,000 placements of three props (2, 1 and 3 parts; 3 LODs) spread over the world.
-fn scene() -> PlacementRegistry {
+/// The three props: a 16 m tree, a 1 m boulder and a 40 cm fern, each with its levels'
+/// errors in metres (an impostor last) and its bounding radius, as a bake measures them.
+const PROPS: [(&str, u16, [f32; 4], f32); 3] = [
+    ("conifer/pine_tall", 2, [0.0, 0.04, 0.15, 0.3], 8.0),
+    ("rock/boulder", 1, [0.0, 0.008, 0.03, 0.02], 0.6),
+    ("fern/tall", 3, [0.0, 0.004, 0.012, 0.008], 0.2),
+];
+
+/// 100,000 placements of the three props (2, 1 and 3 parts; 3 LODs and an impostor),
+/// scaled 0.7–1.3, spread over the world, and `lod` told of each prop.
+fn scene(lod: &mut LodController) -> PlacementRegistry {
     let mut registry = PlacementRegistry::new();
-    let props: Vec<_> = [
-        ("conifer/pine_tall", 2),
-        ("rock/boulder", 1),
-        ("fern/tall", 3),
-    ]
-    .into_iter()
-    .map(|(name, parts)| {
-        let key = registry.intern(name);
-        registry
-            .set_prop_shape(
-                key,
-                PropShape {
-                    parts,
-                    lods: 3,
-                    impostor: false,
-                },
-            )
-            .unwrap();
-        key
-    })
-    .collect();
+    let props: Vec<PropKey> = PROPS
+        .into_iter()
+        .map(|(name, parts, errors, radius_m)| {
+            let key = registry.intern(name);
+            registry
+                .set_prop_shape(
+                    key,
+                    PropShape {
+                        parts,
+                        lods: 3,
+                        impostor: true,
+                    },
+                )
+                .unwrap();
+            let description = PropLod {
+                level_errors_m: errors.to_vec(),
+                radius_m,
+                visibility: Visibility::default(),
+            };
+            lod.set_prop(key, description).unwrap();
+            key
+        })
+        .collect();
     let mut state = 42;
     for id in 0..PLACEMENTS {
         let position = Vec3::new(
@@ -53,7 +66,8 @@ fn scene() -> PlacementRegistry {
             unit(&mut state) * WORLD_M,
         );
         let rotation = Quat::from_rotation_y(unit(&mut state) * std::f32::consts::TAU);
-        let transform = Mat4::from_scale_rotation_translation(Vec3::ONE, rotation, position);
+        let scale = Vec3::splat(0.7 + 0.6 * unit(&mut state));
+        let transform = Mat4::from_scale_rotation_translation(scale, rotation, position);
         registry
             .insert(id, props[(id % 3) as usize], transform, 0)
             .unwrap();
@@ -79,16 +93,33 @@ fn report_work(name: &str, ticks: u32, mut tick: impl FnMut() -> TickStats) {
     );
 }
 
+/// The policies compared: screen-space switching (the default) and the fixed bands.
+fn policies() -> [(&'static str, LodConfig); 2] {
+    [
+        ("screen", LodConfig::default()),
+        (
+            "fixed_bands",
+            LodConfig::fixed_bands(vec![30.0, 90.0, 150.0]),
+        ),
+    ]
+}
+
 fn lod_tick(c: &mut Criterion) {
-    let mut group = c.benchmark_group("lod_tick_100k");
+    for (policy, config) in policies() {
+        ticks(c, policy, &config);
+    }
+}
+
+fn ticks(c: &mut Criterion, policy: &str, config: &LodConfig) {
+    let mut group = c.benchmark_group(format!("lod_tick_100k/{policy}"));
     group.warm_up_time(Duration::from_secs(1));
     group.measurement_time(Duration::from_secs(5));
 
     // Flying at 12 m/s around the middle of the world: 3 m between evaluations, every
-    // placement's level brought up to date (those in cells near a band edge tested one
-    // by one), a few hundred crossing a band edge.
-    let mut registry = scene();
-    let mut lod = LodController::default();
+    // placement's level brought up to date (those in cells near a switch tested one by
+    // one), a few hundred crossing one.
+    let mut lod = LodController::new(config).unwrap();
+    let mut registry = scene(&mut lod);
     let mut now = 0.0;
     let mut flying = || {
         now += 0.25;
@@ -103,13 +134,13 @@ fn lod_tick(c: &mut Criterion) {
         stats
     };
     flying(); // sorts the scene into its bands
-    report_work("camera_flying", 400, &mut flying);
+    report_work(&format!("{policy}: camera_flying"), 400, &mut flying);
     group.bench_function("camera_flying", |b| b.iter(&mut flying));
 
     // The worst case: the camera jumps between opposite corners every tick, so the
     // placements near either corner change LOD every time.
-    let mut registry = scene();
-    let mut lod = LodController::default();
+    let mut lod = LodController::new(config).unwrap();
+    let mut registry = scene(&mut lod);
     let corners = [Vec3::new(40.0, 2.0, 40.0), Vec3::new(470.0, 2.0, 470.0)];
     let mut now = 0.0;
     let mut teleporting = || {
@@ -120,12 +151,16 @@ fn lod_tick(c: &mut Criterion) {
         stats
     };
     teleporting();
-    report_work("camera_teleporting", 40, &mut teleporting);
+    report_work(
+        &format!("{policy}: camera_teleporting"),
+        40,
+        &mut teleporting,
+    );
     group.bench_function("camera_teleporting", |b| b.iter(&mut teleporting));
 
     // A still camera at 60 frames per second: nothing to evaluate.
-    let mut registry = scene();
-    let mut lod = LodController::default();
+    let mut lod = LodController::new(config).unwrap();
+    let mut registry = scene(&mut lod);
     let camera = Vec3::new(256.0, 20.0, 256.0);
     lod.tick(&mut registry, camera, 0.0);
     let mut now = 0.0;

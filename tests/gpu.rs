@@ -34,16 +34,23 @@ fn empty_session() -> Session {
 
 /// A few strokes of the shipped presets around the meadow and the lake.
 fn painted_world() -> World {
-    world_painted_with(&[
-        ("mixed_forest", Landmark::Meadow, Vec2::ZERO),
-        ("meadow", Landmark::Meadow, Vec2::new(0.0, -20.0)),
-        ("lake_shore", Landmark::Lake, Vec2::ZERO),
-    ])
+    painted_world_switched_by(&LodConfig::default())
+}
+
+fn painted_world_switched_by(lod: &LodConfig) -> World {
+    world_painted_with(
+        &[
+            ("mixed_forest", Landmark::Meadow, Vec2::ZERO),
+            ("meadow", Landmark::Meadow, Vec2::new(0.0, -20.0)),
+            ("lake_shore", Landmark::Lake, Vec2::ZERO),
+        ],
+        lod,
+    )
 }
 
 /// Strokes of three dabs each: (preset, landmark, offset of the first dab).
-fn world_painted_with(strokes: &[(&str, Landmark, Vec2)]) -> World {
-    let mut world = World::new(default_world(), &empty_session(), &LodConfig::default()).unwrap();
+fn world_painted_with(strokes: &[(&str, Landmark, Vec2)], lod: &LodConfig) -> World {
+    let mut world = World::new(default_world(), &empty_session(), lod).unwrap();
     for &(stem, landmark, offset) in strokes {
         let preset = common::preset(stem);
         let brush = preset.brush;
@@ -100,7 +107,10 @@ fn frames_match_the_golden_images() {
 fn every_non_empty_bucket_in_view_is_one_instanced_draw() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
     let (_dir, cache) = baked_cache();
-    let mut runtime = runtime(painted_world(), &cache);
+    // Under the fixed bands nothing is culled for its size: from the overview every
+    // level of every prop painted has placements, in many buckets.
+    let fixed_bands = LodConfig::fixed_bands(vec![30.0, 90.0, 150.0]);
+    let mut runtime = runtime(painted_world_switched_by(&fixed_bands), &cache);
     // From the overview, everything painted is in view: every non-empty bucket draws.
     let overview = CameraView::overview(&default_world());
     let (_, stats) = runtime.render_image(overview, 0.0, SIZE.0, SIZE.1).unwrap();
@@ -191,10 +201,13 @@ fn a_session_opened_in_place_renders_like_a_runtime_started_on_it() {
     let (_dir, cache) = baked_cache();
     let view = close_up();
     let other = || {
-        world_painted_with(&[
-            ("meadow", Landmark::Meadow, Vec2::new(6.0, 8.0)),
-            ("beach", Landmark::Meadow, Vec2::new(-12.0, -4.0)),
-        ])
+        world_painted_with(
+            &[
+                ("meadow", Landmark::Meadow, Vec2::new(6.0, 8.0)),
+                ("beach", Landmark::Meadow, Vec2::new(-12.0, -4.0)),
+            ],
+            &LodConfig::default(),
+        )
     };
 
     let mut opened = runtime(painted_world(), &cache);

@@ -102,14 +102,25 @@ fn image(path: &Path) -> RgbaImage {
     RgbaImage::from_png(&bytes).unwrap()
 }
 
-/// The rows below the HUD panels and their shadows, where only the 3D view shows.
+/// The pixels where only the 3D view shows, as one row: below the brush panel (top left)
+/// from row 256, below the figures panel (top right, which its LOD slider and messages
+/// make taller) from row 304.
 fn scene(image: &RgbaImage) -> RgbaImage {
-    let top = 256;
+    let (top, figures_bottom, figures_left) = (256, 304, 384);
     let row = image.width as usize * 4;
+    let mut pixels = Vec::new();
+    for y in top..image.height as usize {
+        let end = if y < figures_bottom {
+            figures_left * 4
+        } else {
+            row
+        };
+        pixels.extend_from_slice(&image.pixels[y * row..y * row + end]);
+    }
     RgbaImage {
-        width: image.width,
-        height: image.height - top,
-        pixels: image.pixels[top as usize * row..].to_vec(),
+        width: (pixels.len() / 4) as u32,
+        height: 1,
+        pixels,
     }
 }
 
