@@ -4,15 +4,20 @@
 //! placement part (each LOD its own mesh) — the prototype's starting point; both
 //! without impostors, which rend3 objects cannot draw. Also the GPU vertex bytes of
 //! each. Then the far band: every preset filled over the whole world, from the
-//! overview, with impostors as the last level and without (the coarsest mesh).
+//! overview, with impostors as the last level and without (the coarsest mesh). Both
+//! sessions switch LODs by the fixed 30/90/150 m bands: these figures compare ways of
+//! drawing the same instances, which screen-space culling would thin out
+//! (`scripts/lod-quality` compares the policies).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use sylva::buckets::PlacementRegistry;
+use sylva::lod::LodConfig;
 use sylva::render::props::PropsRenderer;
 use sylva::render::reference::ObjectPart;
 use sylva::render::{render_image, CameraView, RenderContext, Scene, OUTPUT_FORMAT};
 use sylva::runtime::{geometry_of, Runtime};
 use sylva::terrain::{default_world, Landmark};
+use sylva::world::World;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -23,7 +28,7 @@ const SIZES: [(u32, u32); 2] = [(960, 540), (320, 180)];
 
 fn frames(c: &mut Criterion) {
     let (_dir, cache) = common::baked_kit();
-    let world = common::busy_world();
+    let world = under_fixed_bands(common::busy_world());
 
     let camera = CameraView::landmark(&default_world(), Landmark::Meadow);
     let mut plugin = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
@@ -148,13 +153,21 @@ fn record(name: &str, stats: serde_json::Value) {
     std::fs::write(&path, serde_json::to_vec_pretty(&all).unwrap()).unwrap();
 }
 
+/// `world`'s session replayed under the fixed 30/90/150 m bands.
+fn under_fixed_bands(world: World) -> World {
+    let bands = LodConfig::fixed_bands(vec![30.0, 90.0, 150.0]);
+    World::replay(world.terrain().clone(), world.editor().session(), &bands)
+        .unwrap()
+        .0
+}
+
 /// The whole-world session from the overview, with and without impostors, side by side.
 fn far_band(c: &mut Criterion) {
     let (_dir, cache) = common::baked_kit();
     let camera = CameraView::overview(&default_world());
     let (width, height) = SIZES[0];
     let mut runtimes = [true, false].map(|impostors| {
-        let world = common::whole_world();
+        let world = under_fixed_bands(common::whole_world());
         let mut runtime = Runtime::new(RenderContext::new(OUTPUT_FORMAT).unwrap(), world).unwrap();
         runtime.set_impostors(impostors);
         runtime.load_cache(&cache).unwrap();
