@@ -96,6 +96,11 @@ fn main() -> Result<()> {
     );
     renderer.set_aspect_ratio(width as f32 / height as f32);
     renderer.set_camera_data(camera.to_rend3());
+    // LOD switch distances are measured on the image the camera fills.
+    world.set_lod_viewport(sylva_lod::Viewport {
+        height_px: height as f32,
+        vertical_fov_rad: camera.vfov.to_radians(),
+    })?;
     world.tick_lod(camera.eye, 0.0);
     let mut changes = BucketChanges::default();
     world.registry_mut().drain_changes(&mut changes);
