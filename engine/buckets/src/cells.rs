@@ -5,12 +5,14 @@
 //! those levels over, and stream only the positions of the cells it cannot prove. One prop and a narrow range of
 //! scales per cell keep that range as wide as the prop's own switch distances allow.
 //!
-//! A full pass checks every cell. It also notes which cells it could prove for every
-//! camera within [`REACH_M`] of its own (by the triangle inequality, such a camera is
-//! within that much of each member's distance); until the camera leaves that reach, the
-//! next passes check only the others, the *watched* cells, and any cell whose bounds grew
-//! since. So a flying camera's pass costs the cells near a band edge, and one full pass
-//! every [`REACH_M`] of travel.
+//! Each cell is checked again only once the camera may have moved far enough to change
+//! one of its members: a check notes the cell's *slack*, how far the camera can move
+//! before the cell's distance bounds could leave its kept range, and schedules the
+//! next check for when the camera's odometer (the distance it travelled between
+//! evaluations, which bounds its distance from any earlier position by the triangle
+//! inequality) has grown by that much. So a flying camera's pass costs the cells whose
+//! slack ran out, those near one of their switches, not every cell in view; a new rule
+//! revision checks every cell once.
 //!
 //! Invariants, kept by [`PlacementCells::push`], [`PlacementCells::swap_remove`] and
 //! [`PlacementCells::note_level`] (the table calls them for every row it writes):
@@ -21,11 +23,13 @@
 //!   (removals do not shrink them); a relevel that tests a cell's members tightens them;
 //! - a cell's cached kept range, when set, is the rule's for its current bounds at the
 //!   last full pass's rule revision;
-//! - a cell not watched has had the same or narrower bounds since the last full pass,
-//!   which proved them inside its levels' kept ranges for every camera within
-//!   [`REACH_M`] of that pass's, by the same rule revision.
+//! - a cell's `due` is its latest entry in the schedule: when the odometer reaches it the
+//!   cell is checked; until then its bounds are the same or narrower than at its last
+//!   check, which proved them inside its kept range for every camera within its slack of
+//!   that check's, by the same rule revision. Bounds that grow make the cell due at once.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::ops::RangeInclusive;
 
 use glam::{DVec3, Vec3};
@@ -47,11 +51,6 @@ fn scale_class(scale: f32) -> i32 {
     // `as` saturates (and maps NaN to 0): odd scales share an end class, still bounded.
     (scale.log2() * SCALE_CLASSES_PER_OCTAVE).floor() as i32
 }
-
-/// How far the camera may move from a full pass's before the next full pass. Farther
-/// means fewer full passes but more cells watched in between (those within this of a
-/// band's margin).
-pub(crate) const REACH_M: f64 = 32.0;
 
 /// What a distance rule knows of a placement besides its distance and level: its prop,
 /// and its scale (the longest axis of its transform, as [`scale_of`] measures it).
@@ -113,8 +112,8 @@ struct Cell {
     /// The squared distances over which every member stays at its level, for the bounds
     /// above; `None` until computed for them.
     kept: Option<(f64, f64)>,
-    /// In [`PlacementCells::watched`].
-    watched: bool,
+    /// The odometer reading at which the cell is next checked.
+    due: f64,
 }
 
 impl Cell {
@@ -130,7 +129,7 @@ impl Cell {
             max_scale: f32::NEG_INFINITY,
             levels: 0,
             kept: None,
-            watched: false,
+            due: f64::INFINITY,
         }
     }
 
@@ -203,14 +202,30 @@ pub(crate) struct PlacementCells {
     /// Per row: its cell, and its index in that cell's `members`.
     cell_of_row: Vec<u32>,
     member_of_row: Vec<u32>,
-    /// The cells the next pass within reach of the last full one checks.
-    watched: Vec<u32>,
-    last_full_pass: Option<FullPass>,
+    /// Cells by the odometer reading at which they are due (an entry whose reading is
+    /// not its cell's `due` any more is stale and skipped).
+    schedule: BinaryHeap<Reverse<(Odometer, u32)>>,
+    /// The distance the camera travelled between the passes since the last full one.
+    odometer: f64,
+    /// The cells a pass checks, kept for its allocation.
+    due_now: Vec<u32>,
+    last_pass: Option<LastPass>,
 }
 
-/// Where the last full pass was made, and under which revision of the rule.
+/// An odometer reading, ordered (readings are finite and non-negative, whose bits order
+/// as their values do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Odometer(u64);
+
+impl Odometer {
+    fn of(metres: f64) -> Self {
+        Self(metres.max(0.0).to_bits())
+    }
+}
+
+/// Where the last pass was made, and under which revision of the rule.
 #[derive(Debug, Clone)]
-struct FullPass {
+struct LastPass {
     camera: DVec3,
     revision: u64,
 }
@@ -259,13 +274,35 @@ impl PlacementCells {
         }
     }
 
-    /// Cell `cell_index`'s bounds grew: the last full pass's proof no longer covers it.
+    /// Cell `cell_index`'s bounds grew: its last check's proof no longer covers it, so
+    /// the next pass checks it.
     fn watch(&mut self, cell_index: u32) {
         let cell = &mut self.cells[cell_index as usize];
-        if !cell.watched {
-            cell.watched = true;
-            self.watched.push(cell_index);
+        if cell.due > self.odometer {
+            cell.due = self.odometer;
+            self.schedule
+                .push(Reverse((Odometer::of(cell.due), cell_index)));
+            self.drop_stale_entries();
         }
+    }
+
+    /// Rebuilds the schedule from the cells' `due` once stale entries (left behind by
+    /// cells made due early) outnumber the cells, so it stays within twice their count,
+    /// in its own allocation.
+    fn drop_stale_entries(&mut self) {
+        if self.schedule.len() <= 2 * self.cells.len() + 64 {
+            return;
+        }
+        let mut entries = std::mem::take(&mut self.schedule).into_vec();
+        entries.clear();
+        entries.extend(
+            self.cells
+                .iter()
+                .zip(0u32..)
+                .filter(|(cell, _)| cell.due.is_finite())
+                .map(|(cell, index)| Reverse((Odometer::of(cell.due), index))),
+        );
+        self.schedule = BinaryHeap::from(entries);
     }
 
     /// Mirrors the table's swap-remove of `row`: the last row, if another, takes its
@@ -302,7 +339,7 @@ impl PlacementCells {
                 members,
                 positions,
                 scales,
-                watched: cell.watched,
+                due: cell.due,
                 ..Cell::empty(cell.prop)
             };
         }
@@ -323,12 +360,11 @@ impl PlacementCells {
     /// Pushes `(row, level)` onto `changes` for every row whose level (`levels[row]`, the
     /// table's column) `rule` changes for a camera at `camera`, testing only the rows of
     /// cells whose bounds do not prove them staying; tightens the bounds of the cells it
-    /// tests. Checks the watched cells only while the camera is within [`REACH_M`] of
-    /// the last full pass's and the rule's revision is the same, all of them otherwise.
-    /// Returns the rows tested.
+    /// tests. Checks the cells due by the camera's odometer under the same rule
+    /// revision, every cell otherwise. Returns the rows tested.
     ///
-    /// The levels are exactly those testing every row would give: a skipped cell's rows
-    /// all lie inside their levels' kept ranges.
+    /// The levels are exactly those testing every row would give: a cell not checked
+    /// has all its rows inside their levels' kept ranges.
     pub(crate) fn relevel(
         &mut self,
         levels: &[u8],
@@ -336,6 +372,10 @@ impl PlacementCells {
         rule: &impl DistanceLevels,
         changes: &mut Vec<(u32, u8)>,
     ) -> u32 {
+        if !camera.is_finite() {
+            // No distance is then below or above a kept range: every row stays.
+            return 0;
+        }
         let revision = rule.revision();
         let pass = Pass {
             levels,
@@ -343,50 +383,90 @@ impl PlacementCells {
             camera_f64: camera.as_dvec3(),
             rule,
         };
-        let same_rule = self
-            .last_full_pass
-            .as_ref()
-            .is_some_and(|last| last.revision == revision);
-        let within_reach = same_rule
-            && self
-                .last_full_pass
-                .as_ref()
-                .is_some_and(|last| last.camera.distance(pass.camera_f64) <= REACH_M);
         let mut tested = 0;
-        if within_reach {
-            for &cell_index in &self.watched {
-                tested += pass.check(&mut self.cells[cell_index as usize], changes).0;
+        match self.last_pass.as_ref() {
+            Some(last) if last.revision == revision => {
+                self.odometer += last.camera.distance(pass.camera_f64);
+                // Everything due first: a cell rescheduled with no slack is due again at
+                // this reading, and is checked at the next pass, not again in this one.
+                let mut due_now = std::mem::take(&mut self.due_now);
+                while let Some(&Reverse((due, cell_index))) = self.schedule.peek() {
+                    if due > Odometer::of(self.odometer) {
+                        break;
+                    }
+                    self.schedule.pop();
+                    if Odometer::of(self.cells[cell_index as usize].due) == due {
+                        due_now.push(cell_index);
+                    }
+                }
+                due_now.sort_unstable();
+                due_now.dedup();
+                for &cell_index in &due_now {
+                    tested += pass.check(&mut self.cells[cell_index as usize], changes);
+                    self.schedule_next(cell_index, &pass);
+                }
+                due_now.clear();
+                self.due_now = due_now;
             }
-            return tested;
+            _ => {
+                self.schedule.clear();
+                self.odometer = 0.0;
+                for cell_index in 0..self.cells.len() as u32 {
+                    let cell = &mut self.cells[cell_index as usize];
+                    cell.kept = None;
+                    tested += pass.check(cell, changes);
+                    self.schedule_next(cell_index, &pass);
+                }
+            }
         }
-        self.watched.clear();
-        // Grown a little, so f64 rounding in the distances cannot shrink the reach.
-        let reach = REACH_M * (1.0 + 1e-9);
-        for (cell, cell_index) in self.cells.iter_mut().zip(0u32..) {
-            cell.watched = false;
-            if !same_rule {
-                cell.kept = None;
-            }
-            if cell.members.is_empty() {
-                continue;
-            }
-            let (cell_tested, near_sq, far_sq) = pass.check(cell, changes);
-            tested += cell_tested;
-            // A tested cell's bounds only narrowed: the distances from before still bound
-            // it.
-            let near = (near_sq.sqrt() - reach).max(0.0);
-            let far = far_sq.sqrt() + reach;
-            if !holds(cell.kept(rule), near * near, far * far) {
-                cell.watched = true;
-                self.watched.push(cell_index);
-            }
-        }
-        self.last_full_pass = Some(FullPass {
+        self.last_pass = Some(LastPass {
             camera: pass.camera_f64,
             revision,
         });
         tested
     }
+
+    /// Schedules cell `cell_index`, just checked from `pass`'s camera, for when the
+    /// camera may have moved by its slack.
+    fn schedule_next(&mut self, cell_index: u32, pass: &Pass<'_, impl DistanceLevels>) {
+        let cell = &mut self.cells[cell_index as usize];
+        let slack = if cell.members.is_empty() {
+            // An empty cell is due again only when a push makes it so.
+            f64::INFINITY
+        } else {
+            let (near_sq, far_sq) = cell.distance_sq_bounds(pass.camera_f64);
+            slack(cell.kept(pass.rule), near_sq.sqrt(), far_sq.sqrt())
+        };
+        cell.due = self.odometer + slack;
+        if cell.due.is_finite() {
+            self.schedule
+                .push(Reverse((Odometer::of(cell.due), cell_index)));
+        }
+    }
+}
+
+/// How far the camera may move while every member of a cell at distances `[near, far]`
+/// stays inside the kept squared distances `kept` with [`holds`]' margins: 0 when the
+/// cell does not hold now. Shrunk a little, so f64 rounding in the distances and the
+/// odometer cannot stretch it.
+fn slack(kept: (f64, f64), near: f64, far: f64) -> f64 {
+    let (low, high) = kept;
+    let from_low = if low == f64::NEG_INFINITY {
+        f64::INFINITY
+    } else {
+        near - ((low + ABSOLUTE_MARGIN) / (1.0 - RELATIVE_MARGIN))
+            .max(0.0)
+            .sqrt()
+    };
+    let from_high = ((high - ABSOLUTE_MARGIN) / (1.0 + RELATIVE_MARGIN))
+        .max(0.0)
+        .sqrt()
+        - far;
+    let slack = from_low.min(from_high);
+    if slack.is_nan() || slack <= 0.0 {
+        return 0.0;
+    }
+    (slack * (1.0 - 1e-9) - 1e-6).max(0.0)
 }
 
 /// One relevel's camera and rule.
@@ -399,11 +479,11 @@ struct Pass<'a, R> {
 
 impl<R: DistanceLevels> Pass<'_, R> {
     /// Tests `cell`'s members unless its bounds prove them staying; returns how many it
-    /// tested and the cell's squared distance bounds from the camera (before tightening).
-    fn check(&self, cell: &mut Cell, changes: &mut Vec<(u32, u8)>) -> (u32, f64, f64) {
+    /// tested.
+    fn check(&self, cell: &mut Cell, changes: &mut Vec<(u32, u8)>) -> u32 {
         let (near_sq, far_sq) = cell.distance_sq_bounds(self.camera_f64);
         if cell.members.is_empty() || holds(cell.kept(self.rule), near_sq, far_sq) {
-            return (0, near_sq, far_sq);
+            return 0;
         }
         let (mut min, mut max, mut mask) = (Vec3::INFINITY, Vec3::NEG_INFINITY, 0);
         let (mut min_scale, mut max_scale) = (f32::INFINITY, f32::NEG_INFINITY);
@@ -432,7 +512,7 @@ impl<R: DistanceLevels> Pass<'_, R> {
         }
         (cell.min, cell.max, cell.levels) = (min, max, mask);
         (cell.min_scale, cell.max_scale, cell.kept) = (min_scale, max_scale, None);
-        (cell.members.len() as u32, near_sq, far_sq)
+        cell.members.len() as u32
     }
 }
 
@@ -518,10 +598,10 @@ mod tests {
     }
 
     #[test]
-    fn within_reach_of_the_last_full_pass_only_watched_cells_are_checked() {
+    fn a_cell_is_checked_again_once_the_camera_travelled_its_slack() {
         let mut cells = PlacementCells::default();
-        // A level-1 placement 500 m out (kept anywhere) and a level-0 one 15 m out,
-        // 5 m inside its range's far end.
+        // A level-1 placement 500 m out (kept anywhere: never due) and a level-0 one
+        // 15 m out, 5 m inside either end of its range.
         let positions = [Vec3::new(500.0, 0.0, 0.0), Vec3::new(15.0, 0.0, 0.0)];
         let levels = [1, 0];
         for (row, (position, level)) in (0..).zip(positions.into_iter().zip(levels)) {
@@ -529,21 +609,24 @@ mod tests {
         }
         let mut changes = vec![];
         cells.relevel(&levels, Vec3::ZERO, &Ring, &mut changes);
-        let near_cell = cells.cell_of_row[1];
-        assert_eq!(cells.watched, [near_cell]);
+        let (far_cell, near_cell) = (cells.cell_of_row[0], cells.cell_of_row[1]);
+        assert_eq!(cells.cells[far_cell as usize].due, f64::INFINITY);
+        let due = cells.cells[near_cell as usize].due;
+        assert!((4.99..5.0).contains(&due), "{due}");
 
-        // 10 m on, the near cell is tested; a new placement makes its cell watched too.
-        cells.push(2, MEMBER, Vec3::new(-700.0, 0.0, 0.0), 1);
-        let levels = [1, 0, 1];
-        let camera = Vec3::new(-10.0, 0.0, 0.0);
-        let tested = cells.relevel(&levels, camera, &Ring, &mut changes);
+        // 3 m of travel: nothing is due, nothing is looked at.
+        let tested = cells.relevel(&levels, Vec3::new(-3.0, 0.0, 0.0), &Ring, &mut changes);
+        assert_eq!((tested, cells.cells[near_cell as usize].due), (0, due));
+        // 3 m more: the near cell is due, tested, and leaves level 0 (21 m out).
+        let tested = cells.relevel(&levels, Vec3::new(-6.0, 0.0, 0.0), &Ring, &mut changes);
         assert_eq!((tested, changes), (1, vec![(1, 1)]));
-        assert_eq!(cells.watched, [near_cell, cells.cell_of_row[2]]);
 
-        // Out of reach: a full pass, which watches nothing now that both are at level 1.
-        let levels = [1, 1, 1];
-        cells.relevel(&levels, Vec3::new(40.0, 0.0, 0.0), &Ring, &mut vec![]);
-        assert!(cells.watched.is_empty());
+        // A new placement's cell is due at the next pass, wherever the camera is.
+        cells.push(2, MEMBER, Vec3::new(-700.0, 0.0, 0.0), 0);
+        let levels = [1, 1, 0];
+        let mut changes = vec![];
+        let tested = cells.relevel(&levels, Vec3::new(-6.0, 0.0, 0.0), &Ring, &mut changes);
+        assert_eq!((tested, changes), (1, vec![(2, 1)]));
     }
 
     #[test]
