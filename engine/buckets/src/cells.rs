@@ -28,12 +28,12 @@
 //!   check, which proved them inside its kept range for every camera within its slack of
 //!   that check's, by the same rule revision. Bounds that grow make the cell due at once.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
 use glam::{DVec3, Vec3};
 
+use crate::schedule::{slot_of, Schedule};
 use crate::{PropKey, CULLED_LEVEL};
 
 /// Side of a cell, in metres (Godot's Terrain3D groups instances in cells of 32 m too).
@@ -114,6 +114,8 @@ struct Cell {
     kept: Option<(f64, f64)>,
     /// The odometer reading at which the cell is next checked.
     due: f64,
+    /// The pass that last checked it, so a cell scheduled twice is checked once.
+    checked_in: u32,
 }
 
 impl Cell {
@@ -130,6 +132,7 @@ impl Cell {
             levels: 0,
             kept: None,
             due: f64::INFINITY,
+            checked_in: 0,
         }
     }
 
@@ -202,25 +205,16 @@ pub(crate) struct PlacementCells {
     /// Per row: its cell, and its index in that cell's `members`.
     cell_of_row: Vec<u32>,
     member_of_row: Vec<u32>,
-    /// Cells by the odometer reading at which they are due (an entry whose reading is
-    /// not its cell's `due` any more is stale and skipped).
-    schedule: BinaryHeap<Reverse<(Odometer, u32)>>,
+    /// Cells by the odometer reading at which they are due (an entry for a cell since
+    /// rescheduled later is stale and skipped).
+    schedule: Schedule,
     /// The distance the camera travelled between the passes since the last full one.
     odometer: f64,
-    /// The cells a pass checks, kept for its allocation.
+    /// The cells a pass takes from the schedule, kept for its allocation.
     due_now: Vec<u32>,
+    /// Passes made, to tell a cell checked in this one.
+    passes: u32,
     last_pass: Option<LastPass>,
-}
-
-/// An odometer reading, ordered (readings are finite and non-negative, whose bits order
-/// as their values do).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Odometer(u64);
-
-impl Odometer {
-    fn of(metres: f64) -> Self {
-        Self(metres.max(0.0).to_bits())
-    }
 }
 
 /// Where the last pass was made, and under which revision of the rule.
@@ -280,8 +274,7 @@ impl PlacementCells {
         let cell = &mut self.cells[cell_index as usize];
         if cell.due > self.odometer {
             cell.due = self.odometer;
-            self.schedule
-                .push(Reverse((Odometer::of(cell.due), cell_index)));
+            self.schedule.push(cell_index, cell.due);
             self.drop_stale_entries();
         }
     }
@@ -293,16 +286,19 @@ impl PlacementCells {
         if self.schedule.len() <= 2 * self.cells.len() + 64 {
             return;
         }
-        let mut entries = std::mem::take(&mut self.schedule).into_vec();
-        entries.clear();
-        entries.extend(
-            self.cells
-                .iter()
-                .zip(0u32..)
-                .filter(|(cell, _)| cell.due.is_finite())
-                .map(|(cell, index)| Reverse((Odometer::of(cell.due), index))),
-        );
-        self.schedule = BinaryHeap::from(entries);
+        // Due readings already passed come out at the next take all the same.
+        let odometer = self.odometer;
+        self.schedule.clear();
+        for (cell, index) in self.cells.iter().zip(0u32..) {
+            if cell.due.is_finite() {
+                self.schedule.push(index, (cell.due - odometer).max(0.0));
+            }
+        }
+        // The schedule restarted at 0: the cells' readings move with it.
+        for cell in &mut self.cells {
+            cell.due -= odometer;
+        }
+        self.odometer = 0.0;
     }
 
     /// Mirrors the table's swap-remove of `row`: the last row, if another, takes its
@@ -387,22 +383,19 @@ impl PlacementCells {
         match self.last_pass.as_ref() {
             Some(last) if last.revision == revision => {
                 self.odometer += last.camera.distance(pass.camera_f64);
+                self.passes = self.passes.wrapping_add(1);
                 // Everything due first: a cell rescheduled with no slack is due again at
                 // this reading, and is checked at the next pass, not again in this one.
                 let mut due_now = std::mem::take(&mut self.due_now);
-                while let Some(&Reverse((due, cell_index))) = self.schedule.peek() {
-                    if due > Odometer::of(self.odometer) {
-                        break;
-                    }
-                    self.schedule.pop();
-                    if Odometer::of(self.cells[cell_index as usize].due) == due {
-                        due_now.push(cell_index);
-                    }
-                }
-                due_now.sort_unstable();
-                due_now.dedup();
+                let last_slot = self.schedule.take_due(self.odometer, &mut due_now);
                 for &cell_index in &due_now {
-                    tested += pass.check(&mut self.cells[cell_index as usize], changes);
+                    let cell = &mut self.cells[cell_index as usize];
+                    let stale = slot_of(cell.due) > last_slot || cell.due.is_infinite();
+                    if stale || cell.checked_in == self.passes {
+                        continue;
+                    }
+                    cell.checked_in = self.passes;
+                    tested += pass.check(cell, changes);
                     self.schedule_next(cell_index, &pass);
                 }
                 due_now.clear();
@@ -439,8 +432,7 @@ impl PlacementCells {
         };
         cell.due = self.odometer + slack;
         if cell.due.is_finite() {
-            self.schedule
-                .push(Reverse((Odometer::of(cell.due), cell_index)));
+            self.schedule.push(cell_index, cell.due);
         }
     }
 }

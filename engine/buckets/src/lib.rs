@@ -25,6 +25,7 @@ mod prop;
 mod prop_buckets;
 mod prop_table;
 mod registry;
+mod schedule;
 
 pub use bucket::{Bucket, Moved, FIRST_CAPACITY};
 pub use cells::{scale_of, DistanceLevels, Member};
