@@ -2,17 +2,18 @@
 //! ground plane, each holding its members' positions and scales side by side and bounds
 //! on their positions, scales and levels, so a distance relevel can prove a whole cell
 //! keeps its levels from two distances and the squared-distance range the rule keeps
-//! those levels over, and stream only the positions of the cells it cannot prove. One prop and a narrow range of
-//! scales per cell keep that range as wide as the prop's own switch distances allow.
+//! those levels over, and stream only the positions of the cells it cannot prove. One
+//! prop and a narrow range of scales per cell keep that range as wide as the prop's own
+//! switch distances allow.
 //!
 //! Each cell is checked again only once the camera may have moved far enough to change
 //! one of its members: a check notes the cell's *slack*, how far the camera can move
 //! before the cell's distance bounds could leave its kept range, and schedules the
 //! next check for when the camera's odometer (the distance it travelled between
 //! evaluations, which bounds its distance from any earlier position by the triangle
-//! inequality) has grown by that much. So a flying camera's pass costs the cells whose
-//! slack ran out, those near one of their switches, not every cell in view; a new rule
-//! revision checks every cell once.
+//! inequality) has grown by that much (`schedule.rs`). So a flying camera's pass costs
+//! the cells whose slack ran out, those near one of their switches, not every cell in
+//! view; a new rule revision checks every cell once.
 //!
 //! Invariants, kept by [`PlacementCells::push`], [`PlacementCells::swap_remove`] and
 //! [`PlacementCells::note_level`] (the table calls them for every row it writes):

@@ -1,8 +1,9 @@
 //! When each LOD cell is next checked: a calendar of the camera's odometer in slots of
-//! [`SLOT_M`], a ring of [`SLOTS`] of them ahead and a heap for the readings beyond, so
-//! scheduling a cell and taking the cells due cost O(1) each (a heap operation only for
-//! the few cells whose slack reaches past the ring). A cell comes out with its whole
-//! slot, up to a slot early: checking a cell early is always sound, late never.
+//! [`SLOT_M`], a ring of [`SLOTS`] of them ahead (8 km of travel) and a heap for the
+//! readings beyond, so scheduling a cell and taking the cells due cost O(1) each (a
+//! heap operation only for a cell whose slack reaches past the ring, which no switch
+//! short of the horizon gives). A cell comes out with its whole slot, up to a slot
+//! early: checking a cell early is always sound, late never.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -10,8 +11,8 @@ use std::collections::BinaryHeap;
 /// Metres of odometer per slot.
 const SLOT_M: f64 = 0.5;
 
-/// Slots in the ring: 64 m of travel ahead.
-const SLOTS: u64 = 128;
+/// Slots in the ring: 8 km of travel ahead. An empty slot costs a step of the take.
+const SLOTS: u64 = 16_384;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Schedule {
@@ -114,7 +115,7 @@ mod tests {
     #[test]
     fn cells_come_out_with_their_slot_never_after_it() {
         let mut schedule = Schedule::default();
-        for (cell, due) in [(0, 0.2), (1, 0.7), (2, 10.0), (3, 200.0), (4, 63.9)] {
+        for (cell, due) in [(0, 0.2), (1, 0.7), (2, 10.0), (3, 9_000.0), (4, 63.9)] {
             schedule.push(cell, due);
         }
         let mut out = vec![];
@@ -133,9 +134,9 @@ mod tests {
         schedule.take_due(100.0, &mut out);
         assert_eq!(out, [5]);
         out.clear();
-        schedule.take_due(199.9, &mut out);
+        schedule.take_due(8_999.9, &mut out);
         assert!(out.is_empty());
-        schedule.take_due(200.2, &mut out);
+        schedule.take_due(9_000.2, &mut out);
         assert_eq!((out, schedule.len()), (vec![3], 0));
     }
 }
