@@ -235,25 +235,6 @@ mod tests {
     }
 
     #[test]
-    fn visibility_resolves_prop_over_category_over_default() {
-        let text = r#"(
-            categories: {
-                "grass": (family: "grass", visibility: (min_size_px: Some(3.0))),
-                "conifer": (family: "tree"),
-            },
-            props: { "grass/tall": (visibility: (max_distance_m: Some(80.0))) },
-        )"#;
-        let file = CatalogFile::from_ron(text, "catalog.ron").unwrap();
-        let paths = ["grass/tall.glb", "grass/short.glb", "conifer/pine.glb"];
-        let (catalog, _) = crate::Catalog::resolve(&file, paths).unwrap();
-        let visibility = |id: &str| catalog.prop(id).unwrap().visibility;
-        assert_eq!(visibility("grass/short").min_size_px, 3.0);
-        assert_eq!(visibility("grass/tall").min_size_px, 3.0);
-        assert_eq!(visibility("grass/tall").max_distance_m, Some(80.0));
-        assert_eq!(visibility("conifer/pine"), crate::Visibility::default());
-    }
-
-    #[test]
     fn bad_visibility_and_unknown_categories_name_their_field() {
         let cases = [
             (

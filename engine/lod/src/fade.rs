@@ -214,34 +214,4 @@ mod tests {
         assert_eq!(f.steady(prop(), 1, 4, (1.0, 1.0)), (0.0, f32::INFINITY));
         assert_eq!([29.9, 30.0].map(|d| share(&f, 0, d)), [0.0, 1.0]);
     }
-
-    #[test]
-    fn a_prop_fades_out_over_its_cull_band_and_each_placement_fades_at_its_own_scale() {
-        let mut controller = crate::LodController::default();
-        let key = prop();
-        let lod = crate::PropLod {
-            level_errors_m: vec![0.0, 0.01],
-            radius_m: 0.1,
-            visibility: crate::Visibility::default(),
-        };
-        controller.set_prop(key, lod).unwrap();
-        let f = controller.fades().clone();
-        let switches = controller.prop_switches(key).unwrap();
-        let (edge, cull) = (switches.edge_m(0, 1.0), switches.cull_m(1.0));
-        // Level 1 (the last) draws alone from past the switch's fade to the cull's.
-        let (near, far) = f.steady(key, 1, 2, (1.0, 1.0));
-        assert_eq!((near, far), (edge * 1.05, cull * 0.95));
-        // Across the cull band its pixels go, none left at the far end.
-        let shares = [0.9, 0.95, 1.0, 1.05, 1.2].map(|k| f.coarser_share(key, 1, 1.0, cull * k));
-        assert_eq!(shares[0], 0.0);
-        assert!((shares[2] - 0.5).abs() < 1e-4, "{shares:?}");
-        assert!(shares[3] > 0.9999 && shares[4] == 1.0, "{shares:?}");
-        // Twice the size fades twice as far.
-        let twice = f.coarser_share(key, 1, 2.0, 2.0 * cull);
-        assert!((twice - 0.5).abs() < 1e-4);
-        // Steady spans shrink to what holds for every scale of a block.
-        let (near, far) = f.steady(key, 1, 2, (1.0, 2.0));
-        assert_eq!((near, far), (2.0 * edge * 1.05, cull * 0.95));
-        assert_eq!(f.hard().steady(key, 1, 2, (1.0, 2.0)), (0.0, f32::INFINITY));
-    }
 }

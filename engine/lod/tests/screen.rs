@@ -215,3 +215,33 @@ fn bad_settings_are_refused_naming_the_field() {
         "the refused description left the last one in place"
     );
 }
+
+#[test]
+fn a_prop_fades_out_over_its_cull_band_and_each_placement_fades_at_its_own_scale() {
+    let mut controller = LodController::default();
+    let key = PlacementRegistry::new().intern("grass/tuft");
+    let lod = PropLod {
+        level_errors_m: vec![0.0, 0.01],
+        radius_m: 0.1,
+        visibility: Visibility::default(),
+    };
+    controller.set_prop(key, lod).unwrap();
+    let f = controller.fades().clone();
+    let switches = controller.prop_switches(key).unwrap();
+    let (edge, cull) = (switches.edge_m(0, 1.0), switches.cull_m(1.0));
+    // Level 1 (the last) draws alone from past the switch's fade to the cull's.
+    let (near, far) = f.steady(key, 1, 2, (1.0, 1.0));
+    assert_eq!((near, far), (edge * 1.05, cull * 0.95));
+    // Across the cull band its pixels go, none left at the far end.
+    let shares = [0.9, 0.95, 1.0, 1.05, 1.2].map(|k| f.coarser_share(key, 1, 1.0, cull * k));
+    assert_eq!(shares[0], 0.0);
+    assert!((shares[2] - 0.5).abs() < 1e-4, "{shares:?}");
+    assert!(shares[3] > 0.9999 && shares[4] == 1.0, "{shares:?}");
+    // Twice the size fades twice as far.
+    let twice = f.coarser_share(key, 1, 2.0, 2.0 * cull);
+    assert!((twice - 0.5).abs() < 1e-4);
+    // Steady spans shrink to what holds for every scale of a block.
+    let (near, far) = f.steady(key, 1, 2, (1.0, 2.0));
+    assert_eq!((near, far), (2.0 * edge * 1.05, cull * 0.95));
+    assert_eq!(f.hard().steady(key, 1, 2, (1.0, 2.0)), (0.0, f32::INFINITY));
+}
