@@ -201,8 +201,8 @@ impl Runtime {
         self.scene.set_sun(&self.context.renderer, direction);
     }
 
-    /// Whether placements cross-fade between LOD levels across each band edge (the
-    /// default) or switch hard at the controller's switch, as before; for comparisons.
+    /// Whether placements cross-fade between LOD levels across each switch (the
+    /// default) or change hard at the controller's switch; for comparisons.
     pub fn set_dithered_transitions(&mut self, dithered: bool) {
         self.dithered_transitions = dithered;
         self.hand_over_fades();

@@ -51,7 +51,7 @@ pub struct DrawStats {
     /// Instances in view (each once, at its bucket's level).
     pub instances: usize,
     /// Instances drawn a second time, at the neighbouring level they are fading with
-    /// across a band edge (dithered transitions).
+    /// across a switch distance (dithered transitions).
     pub faded_instances: usize,
     /// Instances in the buckets of loaded props, seen or not.
     pub instances_in_buckets: usize,
@@ -141,7 +141,7 @@ pub struct PropsRenderer {
     /// with the same views and nothing changed since (no bucket, no prop) draws those
     /// lists again, whose compact buffers still hold their instances.
     culled: Option<(CullViews, DrawStats)>,
-    /// How levels cross-fade across band edges.
+    /// How levels cross-fade across switch distances.
     fades: LodFades,
     /// Per bucket of the prop being culled and per view, its culled slots (kept for
     /// their allocations).
@@ -261,7 +261,7 @@ impl PropsRenderer {
         self.release_unused_textures();
     }
 
-    /// How levels cross-fade across band edges from the next frame on: the LOD
+    /// How levels cross-fade across switch distances from the next frame on: the LOD
     /// controller's (`World::lod_fades`), or [`LodFades::hard`] for hard switches.
     pub fn set_lod_fades(&mut self, fades: LodFades) {
         if fades != self.fades {
@@ -344,7 +344,7 @@ impl PropsRenderer {
     /// Readies a frame: the shadow cameras, and the instances each view draws, culled
     /// by bounding sphere against `registry`'s transforms (the buckets' bounds follow
     /// them through [`Self::sync`]) and written to each view's instance buffer (with
-    /// the placements across a band edge, as distance from `eye` says, in the draws of
+    /// the placements across a switch distance, as distance from `eye` says, in the draws of
     /// both levels, fading):
     /// those the camera at `view_proj` sees, and for every directional light those
     /// inside its shadow box whose shadow can fall into the camera's view (as far as
