@@ -70,8 +70,7 @@ proptest! {
         }
         let mut now = 0.0;
         let mut camera = Vec3::ZERO;
-        let mut marker = 1_000;
-        for ((x, y, z), closeness) in stops {
+        for (marker, ((x, y, z), closeness)) in (1_000u64..).zip(stops) {
             // Half the stops land right beside the placements, where switches are dense.
             let target = Vec3::new(x, y, z) * closeness;
             camera = if closeness < 0.5 { camera.lerp(target, 0.5) } else { target };
@@ -79,7 +78,6 @@ proptest! {
             lod.tick(&mut registry, camera, now);
             // A new placement makes the controller evaluate again from the same spot.
             registry.insert(marker, key, placed(1.0, Vec3::splat(5e3)), 0).unwrap();
-            marker += 1;
             now += 0.3;
             let again = lod.tick(&mut registry, camera, now);
             prop_assert!(again.evaluated > 0);
