@@ -265,15 +265,7 @@ fn run(config: &LodConfig, ops: &[Op]) {
     let other_bands = LodBands::new(&[10.0, 50.0], 2.0).unwrap();
     let mut lod = LodController::new(config).unwrap();
     let mut twins = Twins::new();
-    // Two of the three props described from the start: grass-sized and tree-sized.
-    for (prop, errors, radius_m) in [(0, [0.0, 0.004, 0.02], 0.2), (1, [0.0, 0.05, 0.3], 8.0)] {
-        let description = PropLod {
-            level_errors_m: errors.to_vec(),
-            radius_m,
-            visibility: Visibility::default(),
-        };
-        lod.set_prop(twins.keys[prop].0, description).unwrap();
-    }
+    describe_grass_and_tree(&mut lod, &twins);
     let mut camera = Vec3::new(0.0, 20.0, 0.0);
     let mut now = 0.0;
     for op in ops {

@@ -288,6 +288,7 @@ pub fn run(args: Args) -> Result<()> {
         0,
         &args.out.join("overview.png"),
         size,
+        None,
     )?;
     render::print_frame(&overview);
     for (frame, landmark) in (1..).zip(Landmark::ALL) {
@@ -298,6 +299,7 @@ pub fn run(args: Args) -> Result<()> {
             frame,
             &path,
             size,
+            None,
         )?;
         render::print_frame(&stats);
     }

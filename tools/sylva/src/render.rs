@@ -91,22 +91,14 @@ pub fn run(args: Args) -> Result<()> {
     if let Some(sun) = args.sun {
         runtime.set_sun(sun);
     }
-    let mut output = render(
+    let output = render(
         &mut runtime,
         camera,
         0,
         &args.out,
         (args.width, args.height),
+        reference.as_ref(),
     )?;
-    if let Some(reference) = &reference {
-        let image = RgbaImage::from_png(&std::fs::read(&args.out)?)?;
-        output.psnr_db = Some(image.psnr(reference).with_context(|| {
-            format!(
-                "--compare-with is {}×{}, the frame {}×{}",
-                reference.width, reference.height, image.width, image.height
-            )
-        })?);
-    }
     if args.json {
         println!("{}", serde_json::to_string(&output)?);
     } else {
@@ -128,27 +120,39 @@ fn parse_sun(text: &str) -> Result<glam::Vec3, String> {
     sylva_render::sun_direction(elevation, bearing).map_err(|e| e.to_string())
 }
 
-/// Renders one still frame to `out` and reports it. `frame` numbers the stills of one
-/// runtime: they are a second apart on the LOD controller's clock, so each new camera
-/// is evaluated (the controller re-evaluates at most 4 times a second).
+/// Renders one still frame to `out` and reports it, with its PSNR against `reference`
+/// when there is one. `frame` numbers the stills of one runtime: they are a second apart
+/// on the LOD controller's clock, so each new camera is evaluated (the controller
+/// re-evaluates at most 4 times a second).
 pub fn render(
     runtime: &mut sylva_runtime::Runtime,
     camera: sylva_render::CameraView,
     frame: u32,
     out: &std::path::Path,
     (width, height): (u32, u32),
+    reference: Option<&RgbaImage>,
 ) -> Result<RenderOutput> {
     let started = Instant::now();
     let (image, stats) = runtime.render_image(camera, f64::from(frame), width, height)?;
     let frame_ms = started.elapsed().as_secs_f64() * 1000.0;
     show::write_png(out, &image.to_png()?)?;
+    let psnr_db = reference
+        .map(|reference| {
+            image.psnr(reference).with_context(|| {
+                format!(
+                    "--compare-with is {}×{}, the frame {width}×{height}",
+                    reference.width, reference.height
+                )
+            })
+        })
+        .transpose()?;
     Ok(RenderOutput {
         out: out.display().to_string(),
         width,
         height,
         adapter: runtime.context().adapter().to_owned(),
         frame_ms,
-        psnr_db: None,
+        psnr_db,
         stats,
     })
 }
