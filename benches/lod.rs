@@ -76,7 +76,7 @@ fn scene(lod: &mut LodController) -> PlacementRegistry {
 }
 
 /// Runs `ticks` evaluating ticks untimed and prints how many placements were tested one
-/// by one (the rest were in cells proven to keep their levels) and moved per tick: the
+/// by one (the rest had proofs of keeping their levels) and moved per tick: the
 /// work the timed ticks of the same scenario do.
 fn report_work(name: &str, ticks: u32, mut tick: impl FnMut() -> TickStats) {
     let (mut tested, mut moved) = (0, 0);
@@ -116,8 +116,8 @@ fn ticks(c: &mut Criterion, policy: &str, config: &LodConfig) {
     group.measurement_time(Duration::from_secs(5));
 
     // Flying at 12 m/s around the middle of the world: 3 m between evaluations, every
-    // placement's level brought up to date (those in cells near a switch tested one by
-    // one), a few hundred crossing one.
+    // placement's level brought up to date (those near one of their switches tested one
+    // by one), a few hundred crossing one.
     let mut lod = LodController::new(config).unwrap();
     let mut registry = scene(&mut lod);
     let mut now = 0.0;

@@ -1,8 +1,8 @@
 //! How the CPU side grows with the session: 1 k, 10 k, 100 k and 1 M placements of
 //! Mixed Forest filled over a 4 km world (a generated 2049² heightmap at 2 m), each
 //! measured for its journal's replay (fill plus registry mirroring), an LOD tick with
-//! the camera flying (every placement's level brought up to date, the cells near a band
-//! edge tested one by one) and standing still (the gated tick), the first dab of a
+//! the camera flying (every placement's level brought up to date, those near one of their
+//! switches tested one by one) and standing still (the gated tick), the first dab of a
 //! stroke after a preset pick (the viewer's ≤ 4 ms), and the CPU time of a whole frame
 //! up to its submission (LOD tick, terrain selection, instance upload, culling, graph
 //! and command recording) on the drawing thread, with the camera still and flying.

@@ -9,18 +9,19 @@
 //!   gives each placed placement an instance in every part bucket of its prop at its
 //!   LOD, keeps pending the placements whose prop is not loaded, and re-levels them by
 //!   distance from a camera ([`PlacementRegistry::relevel_by_distance`], which tests
-//!   only the placements of ground cells whose bounds do not prove them staying, against
-//!   a [`DistanceLevels`] rule) or by any rule ([`PlacementRegistry::relevel`]).
+//!   only the placements whose last proof of staying ran out, against a
+//!   [`DistanceLevels`] rule) or by any rule ([`PlacementRegistry::relevel`]).
 //! - [`BucketChanges`]: what a GPU mirror must reallocate, upload or free.
 //!
 //! Pure CPU data: no GPU types, no IO, no clocks. See ARCHITECTURE.md for the invariants.
 
 mod bucket;
-mod cells;
 mod changes;
 mod dirty;
+mod distance;
 mod error;
 mod placements;
+mod proofs;
 mod prop;
 mod prop_buckets;
 mod prop_table;
@@ -28,8 +29,8 @@ mod registry;
 mod schedule;
 
 pub use bucket::{Bucket, Moved, FIRST_CAPACITY};
-pub use cells::{scale_of, DistanceLevels, Member};
 pub use changes::{BucketChanges, BucketUpdate};
+pub use distance::{scale_of, DistanceLevels, Member};
 pub use error::RegistryError;
 pub use prop::{BucketKey, PropKey, PropShape, CULLED_LEVEL, MAX_LODS};
 pub use registry::{InstanceLocation, PlacementRegistry, RelevelStats, MAX_PLACEMENTS};

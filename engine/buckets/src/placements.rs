@@ -2,14 +2,15 @@
 //! kept dense by swap-remove.
 //!
 //! The LOD pass reads only positions, scales and `levels`: the positions and scales sit
-//! in the rows' ground cells (`cells.rs`), side by side per cell, and the levels in a
+//! in the rows' level proofs (`proofs.rs`), and the levels in a
 //! column of their own.
 
 use std::collections::HashMap;
 
 use glam::Mat4;
 
-use crate::cells::{scale_of, Member, PlacementCells};
+use crate::distance::{scale_of, Member};
+use crate::proofs::LevelProofs;
 use crate::PropKey;
 
 #[derive(Debug, Default, Clone)]
@@ -22,7 +23,7 @@ pub(crate) struct PlacementTable {
     /// The distance level the LOD controller last chose; the bucket LOD is this clamped to
     /// the prop's coarsest LOD. Kept for pending placements too, so they arrive at the
     /// right LOD when their prop loads. Written only through [`Self::set_level`], which
-    /// keeps `cells`' level bounds.
+    /// keeps `proofs`' copy.
     pub(crate) levels: Vec<u8>,
     /// The placement's slot in every part bucket of its LOD; meaningful only while its
     /// prop has a shape.
@@ -30,7 +31,7 @@ pub(crate) struct PlacementTable {
     index_of_id: HashMap<u64, u32>,
     /// The rows grouped by where they stand, with the translation of `transforms`, for
     /// the LOD pass.
-    pub(crate) cells: PlacementCells,
+    pub(crate) proofs: LevelProofs,
 }
 
 impl PlacementTable {
@@ -57,14 +58,14 @@ impl PlacementTable {
             prop,
             scale: scale_of(&transform),
         };
-        self.cells
+        self.proofs
             .push(index, member, translation.truncate(), level);
         index
     }
 
     /// Sets row `index`'s level and returns the one it had.
     pub(crate) fn set_level(&mut self, index: u32, level: u8) -> u8 {
-        self.cells.note_level(index, level);
+        self.proofs.note_level(index, level);
         std::mem::replace(&mut self.levels[index as usize], level)
     }
 
@@ -79,7 +80,7 @@ impl PlacementTable {
         self.transforms.swap_remove(i);
         self.levels.swap_remove(i);
         self.slots.swap_remove(i);
-        self.cells.swap_remove(index);
+        self.proofs.swap_remove(index);
         match self.ids.get(i) {
             Some(&moved_id) => {
                 self.index_of_id.insert(moved_id, index);

@@ -7,7 +7,7 @@ use crate::RegistryError;
 pub const MAX_LODS: u8 = 8;
 
 /// The distance level of a placement too small on screen to draw: it stays in the
-/// registry (and in its LOD cells) but has no instance in any bucket.
+/// registry (and in its LOD proofs) but has no instance in any bucket.
 pub const CULLED_LEVEL: u8 = MAX_LODS;
 
 /// A prop id interned by a [`crate::PlacementRegistry`]: a small integer, so hot paths

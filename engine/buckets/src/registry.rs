@@ -4,7 +4,7 @@
 
 use glam::{Mat4, Vec3};
 
-use crate::cells::{DistanceLevels, Member};
+use crate::distance::{DistanceLevels, Member};
 use crate::placements::PlacementTable;
 use crate::prop_buckets::PropBuckets;
 use crate::prop_table::PropTable;
@@ -41,7 +41,7 @@ pub struct RelevelStats {
     pub evaluated: u32,
     /// Placements whose distance was computed one by one: all of them for
     /// [`PlacementRegistry::relevel`]; for [`PlacementRegistry::relevel_by_distance`] the
-    /// members of the cells whose bounds could not prove them staying.
+    /// placements whose proof of staying had run out.
     pub tested: u32,
     /// Placements whose instances changed buckets. A level change that clamps to the same
     /// LOD (a prop with fewer LODs than bands) or of a pending placement moves nothing.
@@ -229,7 +229,7 @@ impl PlacementRegistry {
         let mut changes = std::mem::take(&mut self.level_changes);
         changes.clear();
         let table = &self.placements;
-        for (index, member, position) in table.cells.rows() {
+        for (index, member, position) in table.proofs.rows() {
             let level = table.levels[index as usize];
             let chosen = choose_level(member, position, level);
             if chosen != level {
@@ -243,11 +243,12 @@ impl PlacementRegistry {
 
     /// The LOD pass by distance: every placement goes to `rule.next_level(member, level,
     /// d²)`, `d` its distance from `camera`, the same levels [`Self::relevel`] would give
-    /// with that choice. But it computes `d` only for the placements of cells (one prop's
-    /// placements in a 32 m square of the ground plane, see `cells.rs`) whose distance
-    /// bounds from `camera` fall outside the range `rule.keeps_level` gives for a level
-    /// and scale a member may be at: a flying camera tests the cells around their switch
-    /// distances, not every placement. O(cells) plus the placements tested.
+    /// with that choice. But it computes `d` only for the placements whose last proof
+    /// ran out: each tested placement is proven to keep its level until the camera has
+    /// travelled its distance to the nearer end of the range `rule.keeps_level` gives
+    /// (see `proofs.rs`). A flying camera tests the placements around their switch
+    /// distances, not every placement; a still one tests none. O(placements due) a
+    /// pass.
     pub fn relevel_by_distance(
         &mut self,
         camera: Vec3,
@@ -256,9 +257,7 @@ impl PlacementRegistry {
         let mut changes = std::mem::take(&mut self.level_changes);
         changes.clear();
         let table = &mut self.placements;
-        let tested = table
-            .cells
-            .relevel(&table.levels, camera, rule, &mut changes);
+        let tested = table.proofs.relevel(camera, rule, &mut changes);
         self.apply_level_changes(changes, tested)
     }
 

@@ -96,7 +96,7 @@ fn registry_lod_moves_and_relevel_passes_allocate_nothing_once_buckets_have_grow
         registry.insert(id, pine, transform(id), 0).unwrap();
     }
     // Warm-up: every LOD's buckets grow to hold all 100, the relevel list to 100
-    // entries, the cells' schedule to its largest.
+    // entries, the proofs' schedule to its largest.
     for level in [1, 2, 0] {
         registry.relevel(|_, _, _| level);
     }

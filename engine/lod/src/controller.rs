@@ -17,8 +17,8 @@ use crate::LodConfigError;
 pub struct TickStats {
     /// Placements evaluated: all of them on an evaluating tick, 0 on a gated one.
     pub evaluated: u32,
-    /// Of those, the placements whose distance was computed: the members of the ground
-    /// cells whose bounds could not prove every member keeping its level.
+    /// Of those, the placements whose distance was computed: those whose last proof of
+    /// keeping their level the camera's travel used up.
     pub tested: u32,
     /// Placements whose instances moved to another LOD's buckets.
     pub moved: u32,

@@ -11,9 +11,9 @@
 //! cross-fade ([`LodFades`]). [`LodPolicy::FixedBands`] keeps the same distance bands
 //! for every placement instead (30, 90 and 150 m, ±4 m), for comparison.
 //!
-//! The registry's cells (one prop's placements in a 32 m ground square) let the
-//! controller test one by one only the placements of cells that straddle a switch's
-//! hysteresis margin; the levels are those testing every placement gives. Distance is
+//! The registry keeps, per placement, how far the camera may travel before its level
+//! could change, and tests one by one only the placements whose travel ran out: those
+//! near one of their own switches. The levels are those testing every placement gives. Distance is
 //! 3D, camera to placement origin: a camera high above a forest sees it as far away, as
 //! its screen size says.
 //!
