@@ -6,12 +6,12 @@ use std::fs;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use sylva::bake::stages::{simplify_levels, weld, SimplifyInput, Wedges};
-use sylva::bake::Borders;
-use sylva::bake::{bake_asset, bake_folder, AssetSource, BakeOptions, BakeSettings};
-use sylva::cache::{encode, BakedAsset, CacheDir, Entry};
-use sylva::catalog::LodLevel;
-use sylva::import::{external_files, import};
+use sylva_bake::stages::{simplify_levels, weld, SimplifyInput, Wedges};
+use sylva_bake::Borders;
+use sylva_bake::{bake_asset, bake_folder, AssetSource, BakeOptions, BakeSettings};
+use sylva_cache::{encode, BakedAsset, CacheDir, Entry};
+use sylva_catalog::LodLevel;
+use sylva_import::{external_files, import};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,7 +45,7 @@ fn source(folder: &std::path::Path, name: &str) -> AssetSource {
 
 /// Every prop of the kit in `assets/`.
 fn kit_props() -> Vec<AssetSource> {
-    let snapshot = sylva::catalog::folder::read_snapshot(&repo().join("assets")).unwrap();
+    let snapshot = sylva_catalog::folder::read_snapshot(&repo().join("assets")).unwrap();
     snapshot.props.iter().map(|p| kit(p)).collect()
 }
 
@@ -142,7 +142,7 @@ fn load_vs_bake(c: &mut Criterion) {
             b.iter(|| Entry::parse(&bytes).unwrap().parts.len())
         });
         group.bench_function(format!("checksum_only/{name}"), |b| {
-            b.iter(|| sylva::cache::format::checksum(&bytes[sylva::cache::format::HEADER_SIZE..]))
+            b.iter(|| sylva_cache::format::checksum(&bytes[sylva_cache::format::HEADER_SIZE..]))
         });
         group.bench_function(format!("import_and_simplify/{name}"), |b| {
             b.iter(|| bake_asset(&source, &settings).unwrap())
@@ -228,7 +228,7 @@ fn gpu_bytes(_: &mut Criterion) {
 
 /// (shared chain, each level with a copy of the vertex buffer, each level with only the
 /// vertices it uses).
-fn chain_bytes(part: &sylva::cache::BakedPart) -> (usize, usize, usize) {
+fn chain_bytes(part: &sylva_cache::BakedPart) -> (usize, usize, usize) {
     let vertex_bytes = part.vertices.len() * 36;
     let index_size = |vertices: usize| if vertices <= 65_535 { 2 } else { 4 };
     let indices: usize = part

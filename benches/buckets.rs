@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::{Mat4, Quat, Vec3};
-use sylva::buckets::{Bucket, PlacementRegistry, PropShape};
+use sylva_buckets::{Bucket, PlacementRegistry, PropShape};
 
 const SIZES: [u32; 4] = [1_000, 10_000, 100_000, 1_000_000];
 /// Removals timed back to back before the bucket is refilled (untimed) to its size.

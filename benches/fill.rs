@@ -10,10 +10,10 @@
 use std::ops::ControlFlow;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use sylva::lod::LodConfig;
-use sylva::scatter::{Editor, FillRegion, FillRequest, Session, TerrainSource};
-use sylva::terrain::{default_world, HeightmapScale, Terrain};
-use sylva::world::World;
+use sylva_lod::LodConfig;
+use sylva_scatter::{Editor, FillRegion, FillRequest, Session, TerrainSource};
+use sylva_terrain::{default_world, HeightmapScale, Terrain};
+use sylva_world::World;
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -43,7 +43,7 @@ fn go_on(_: usize, _: usize) -> ControlFlow<()> {
 fn session() -> Session {
     Session::new(
         1,
-        sylva::scatter::DEFAULT_PLACEMENT_CAP,
+        sylva_scatter::DEFAULT_PLACEMENT_CAP,
         TerrainSource::DefaultWorld,
         common::snapshot(),
     )

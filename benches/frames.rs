@@ -10,14 +10,14 @@
 //! (`scripts/lod-quality` compares the policies).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use sylva::buckets::PlacementRegistry;
-use sylva::lod::LodConfig;
-use sylva::render::props::PropsRenderer;
-use sylva::render::reference::ObjectPart;
-use sylva::render::{render_image, CameraView, RenderContext, Scene, OUTPUT_FORMAT};
-use sylva::runtime::{geometry_of, Runtime};
-use sylva::terrain::{default_world, Landmark};
-use sylva::world::World;
+use sylva_buckets::PlacementRegistry;
+use sylva_lod::LodConfig;
+use sylva_render::props::PropsRenderer;
+use sylva_render::reference::ObjectPart;
+use sylva_render::{render_image, CameraView, RenderContext, Scene, OUTPUT_FORMAT};
+use sylva_runtime::{geometry_of, Runtime};
+use sylva_terrain::{default_world, Landmark};
+use sylva_world::World;
 
 #[path = "../tests/common/mod.rs"]
 mod common;

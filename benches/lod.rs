@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::{Mat4, Quat, Vec3};
-use sylva::buckets::{PlacementRegistry, PropKey, PropShape};
-use sylva::lod::{LodConfig, LodController, PropLod, TickStats, Visibility};
+use sylva_buckets::{PlacementRegistry, PropKey, PropShape};
+use sylva_lod::{LodConfig, LodController, PropLod, TickStats, Visibility};
 
 const PLACEMENTS: u64 = 100_000;
 /// The default world is 512 m square.

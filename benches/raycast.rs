@@ -3,9 +3,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec3;
-use sylva::scatter::Mulberry32;
-use sylva::terrain::reference::raycast_triangles;
-use sylva::terrain::{default_world, raycast, Ray, Terrain};
+use sylva_scatter::Mulberry32;
+use sylva_terrain::reference::raycast_triangles;
+use sylva_terrain::{default_world, raycast, Ray, Terrain};
 
 /// Cursor rays as a viewer sees them: from camera positions around the map to random
 /// ground points, deterministic.

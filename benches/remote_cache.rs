@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use sylva::bake::{bake_folder, BakeOptions, Sharing};
-use sylva::cache::CacheDir;
+use sylva_bake::{bake_folder, BakeOptions, Sharing};
+use sylva_cache::CacheDir;
 use sylva_testkit::nginx::Nginx;
 
 fn repo() -> PathBuf {
@@ -15,7 +15,7 @@ fn repo() -> PathBuf {
 
 /// Fills a fresh cache folder from the kit, with or without `remote`; returns how many
 /// assets were built and fetched.
-fn fill(remote: Option<&dyn sylva::cache::ObjectStore>, write: bool) -> (usize, usize) {
+fn fill(remote: Option<&dyn sylva_cache::ObjectStore>, write: bool) -> (usize, usize) {
     let dir = tempfile::tempdir().unwrap();
     let options = BakeOptions {
         sharing: Sharing {

@@ -19,16 +19,16 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use glam::{Vec2, Vec3};
-use sylva::lod::LodConfig;
-use sylva::render::{
+use sylva_lod::LodConfig;
+use sylva_render::{
     offscreen_target, read_rgba8, CameraView, OutputFrame, RenderContext, OUTPUT_FORMAT,
 };
-use sylva::runtime::{level_errors_of, shape_of, Runtime};
-use sylva::scatter::{
+use sylva_runtime::{level_errors_of, shape_of, Runtime};
+use sylva_scatter::{
     BrushSettings, FillRegion, FillRequest, Session, TerrainSource, DEFAULT_PLACEMENT_CAP,
 };
-use sylva::terrain::{HeightmapScale, Terrain};
-use sylva::world::World;
+use sylva_terrain::{HeightmapScale, Terrain};
+use sylva_world::World;
 
 #[path = "../tests/common/mod.rs"]
 mod common;

@@ -6,11 +6,11 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use glam::{Vec2, Vec3Swizzles};
-use sylva::scatter::{
+use sylva_scatter::{
     BrushSettings, Edit, Editor, Mulberry32, Painter, Placement, Session, SpacingIndex,
     TerrainSource, PROTOTYPE_PLACEMENT_CAP,
 };
-use sylva::terrain::{default_world, Landmark};
+use sylva_terrain::{default_world, Landmark};
 
 #[path = "../tests/common/mod.rs"]
 mod common;

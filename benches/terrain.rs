@@ -5,9 +5,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec3;
-use sylva::render::{CameraView, TERRAIN_TOLERANCE};
-use sylva::scatter::Mulberry32;
-use sylva::terrain::{Terrain, TerrainLod};
+use sylva_render::{CameraView, TERRAIN_TOLERANCE};
+use sylva_scatter::Mulberry32;
+use sylva_terrain::{Terrain, TerrainLod};
 
 /// Rolling hills and ridges at several scales with per-sample roughness, seeded.
 fn four_km_world() -> Terrain {

@@ -7,12 +7,12 @@ use std::fs;
 use std::path::Path;
 
 use common::{add_file, temp_assets};
-use sylva::bake::stages::StopReason;
-use sylva::bake::{
+use sylva_bake::stages::StopReason;
+use sylva_bake::{
     bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, ImpostorSummary,
     Status,
 };
-use sylva::cache::{CacheDir, Entry, Manifest, PropFiles};
+use sylva_cache::{CacheDir, Entry, Manifest, PropFiles};
 
 const CATEGORIES: [&str; 3] = ["box", "quad", "truck"];
 const FILES: [(&str, &str); 4] = [
@@ -511,7 +511,7 @@ fn the_runtime_reads_an_entry_by_prop_id_without_copying() {
     for part in &entry.parts {
         assert_eq!(
             part.vertex_bytes.len(),
-            part.vertex_count as usize * sylva::mesh::VERTEX_STRIDE
+            part.vertex_count as usize * sylva_mesh::VERTEX_STRIDE
         );
         assert_eq!(part.levels.len(), 3);
         let counts: Vec<u32> = part.levels.iter().map(|l| l.index_count).collect();
@@ -559,7 +559,7 @@ fn a_shared_three_level_chain_needs_at_most_sixty_percent_of_three_meshes() {
 
 /// Each triangle as the bytes of its three vertices, sorted: a mesh as drawn, whatever
 /// its vertex and triangle order.
-fn drawn(vertices: &[sylva::mesh::Vertex], indices: &[u32]) -> Vec<Vec<u8>> {
+fn drawn(vertices: &[sylva_mesh::Vertex], indices: &[u32]) -> Vec<Vec<u8>> {
     let mut triangles: Vec<Vec<u8>> = indices
         .chunks_exact(3)
         .map(|t| {
@@ -574,15 +574,15 @@ fn drawn(vertices: &[sylva::mesh::Vertex], indices: &[u32]) -> Vec<Vec<u8>> {
 
 #[test]
 fn every_kit_part_keeps_the_lod_invariants() {
-    use sylva::bake::stages::weld;
-    use sylva::bake::{build_chain, BakeSettings};
+    use sylva_bake::stages::weld;
+    use sylva_bake::{build_chain, BakeSettings};
 
     let snapshot = common::snapshot();
     let (catalog, _) = snapshot.resolve().unwrap();
     assert!(catalog.props().len() >= 20, "the prop kit is in assets/");
     for prop in catalog.props() {
         let bytes = fs::read(common::repo().join("assets").join(&prop.file)).unwrap();
-        let imported = sylva::import::import(&bytes, &mut |_: &str| {
+        let imported = sylva_import::import(&bytes, &mut |_: &str| {
             Err(std::io::ErrorKind::NotFound.into())
         })
         .unwrap();
@@ -632,7 +632,7 @@ fn every_kit_part_keeps_the_lod_invariants() {
 
 /// The share of the area of `indices`' triangles whose three vertex normals are all
 /// within `degrees` of the triangle's face normal.
-fn area_with_face_normals(vertices: &[sylva::mesh::Vertex], indices: &[u32], degrees: f32) -> f64 {
+fn area_with_face_normals(vertices: &[sylva_mesh::Vertex], indices: &[u32], degrees: f32) -> f64 {
     let min_cos = degrees.to_radians().cos();
     let (mut within, mut area) = (0.0, 0.0);
     for triangle in indices.chunks_exact(3) {
@@ -659,7 +659,7 @@ fn area_with_face_normals(vertices: &[sylva::mesh::Vertex], indices: &[u32], deg
 }
 
 /// Faceted: every vertex normal within 1° of its face normal.
-fn is_faceted(vertices: &[sylva::mesh::Vertex], indices: &[u32]) -> bool {
+fn is_faceted(vertices: &[sylva_mesh::Vertex], indices: &[u32]) -> bool {
     area_with_face_normals(vertices, indices, 1.0) == 1.0
 }
 
@@ -990,7 +990,7 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
     let material = &prop.entry.parts[0].material;
     assert!(material.normal_texture.is_some() && material.metallic_roughness_texture.is_some());
     let formats: Vec<_> = prop.textures.iter().map(|t| (t.width, t.format)).collect();
-    use sylva::cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc3Srgb, Bc5, Rgba8Linear};
+    use sylva_cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc3Srgb, Bc5, Rgba8Linear};
     // Then the impostor's atlases: 12 views of 32² texels a side.
     assert_eq!(
         formats,
@@ -1039,7 +1039,7 @@ fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
         &prop.textures[impostor.albedo as usize],
         &prop.textures[impostor.normal as usize],
     );
-    use sylva::cache::PixelFormat::{Bc3Srgb, Rgba8Linear};
+    use sylva_cache::PixelFormat::{Bc3Srgb, Rgba8Linear};
     assert_eq!((albedo.width, albedo.format), (side, Bc3Srgb));
     assert_eq!((normal.width, normal.format), (side, Rgba8Linear));
     let smallest_cell = impostor.cell_px >> (albedo.levels.len() - 1);

@@ -2,7 +2,7 @@
 //! any single byte is refused (the CRC guarantees the body; the header's fields are
 //! each checked exactly), as meshoptimizer's codec tests hold its encoders to.
 
-use sylva::cache::{Entry, FormatError, TextureId, TextureView};
+use sylva_cache::{Entry, FormatError, TextureId, TextureView};
 
 /// The baked entry of kit prop `id`.
 fn kit_entry(id: &str) -> Vec<u8> {

@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use glam::Mat4;
-use sylva::cache::PropFiles;
-use sylva::export::{frame, write_glb, ExportOptions, ExportReport};
-use sylva::scatter::Placement;
-use sylva::world::World;
+use sylva_cache::PropFiles;
+use sylva_export::{frame, write_glb, ExportOptions, ExportReport};
+use sylva_scatter::Placement;
+use sylva_world::World;
 
 /// Exports `world`'s placements with the kit cache's props to `dir/scene.glb`.
 fn export(world: &World, dir: &Path, with_terrain: bool) -> (PathBuf, ExportReport) {

@@ -8,14 +8,14 @@
 use crate::common;
 
 use glam::{Vec2, Vec3};
-use sylva::bake::{bake_folder, BakeOptions};
-use sylva::cache::{encode, CacheDir, Entry};
-use sylva::lod::{FixedBands, LodConfig, LodPolicy};
-use sylva::render::{CameraView, RenderContext, RgbaImage, OUTPUT_FORMAT};
-use sylva::runtime::Runtime;
-use sylva::scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
-use sylva::terrain::{default_world, Landmark, Terrain};
-use sylva::world::World;
+use sylva_bake::{bake_folder, BakeOptions};
+use sylva_cache::{encode, CacheDir, Entry};
+use sylva_lod::{FixedBands, LodConfig, LodPolicy};
+use sylva_render::{CameraView, RenderContext, RgbaImage, OUTPUT_FORMAT};
+use sylva_runtime::Runtime;
+use sylva_scatter::{Session, TerrainSource, PROTOTYPE_PLACEMENT_CAP};
+use sylva_terrain::{default_world, Landmark, Terrain};
+use sylva_world::World;
 
 use common::GPU;
 
@@ -283,7 +283,7 @@ fn a_hot_swapped_prop_draws_its_new_geometry_with_every_placement_intact() {
 /// Normals as three.js's `computeVertexNormals` would give them for the triangles of
 /// `level`: area-weighted face normals summed per vertex. What the prototype did after
 /// simplifying, and what made the first LOD switch pop.
-fn recompute_normals(asset: &mut sylva::cache::BakedAsset, level: usize) {
+fn recompute_normals(asset: &mut sylva_cache::BakedAsset, level: usize) {
     for part in &mut asset.parts {
         let mut sums = vec![Vec3::ZERO; part.vertices.len()];
         let indices = &part.levels[level.min(part.levels.len() - 1)].indices;
@@ -492,7 +492,7 @@ fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_t
     let mut chain_bytes = 0;
     for blob in &blobs {
         let blob = std::fs::read(cache.root().join(blob)).unwrap();
-        let blob = sylva::cache::TextureView::parse(&blob).unwrap();
+        let blob = sylva_cache::TextureView::parse(&blob).unwrap();
         assert!(blob.levels.len() > 1, "a mip chain");
         chain_bytes += blob.levels.iter().map(|l| l.len() as u64).sum::<u64>();
     }

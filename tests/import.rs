@@ -7,8 +7,8 @@ use std::io;
 use std::path::Path;
 
 use common::{gltf_file, repo};
-use sylva::import::{import, ImportError, Imported};
-use sylva::mesh::{AlphaMode, WrapMode};
+use sylva_import::{import, ImportError, Imported};
+use sylva_mesh::{AlphaMode, WrapMode};
 
 /// Imports `path`, serving external files from its folder; returns what the resolver
 /// was asked for too.

@@ -13,13 +13,13 @@ use crate::common;
 
 use common::stage::{baked_prop, differs, flat_ground, save, side_by_side, Stage};
 use glam::{Mat4, Quat, Vec3};
-use sylva::bake::settings::default_impostor_settings;
-use sylva::buckets::{BucketChanges, PlacementRegistry};
-use sylva::cache::{CacheDir, ImpostorView, PropFiles};
-use sylva::lod::{LodConfig, LodController};
-use sylva::render::props::{PropsRenderer, TextureUpload};
-use sylva::render::{CameraView, RgbaImage};
-use sylva::runtime::shape_of;
+use sylva_bake::settings::default_impostor_settings;
+use sylva_buckets::{BucketChanges, PlacementRegistry};
+use sylva_cache::{CacheDir, ImpostorView, PropFiles};
+use sylva_lod::{LodConfig, LodController};
+use sylva_render::props::{PropsRenderer, TextureUpload};
+use sylva_render::{CameraView, RgbaImage};
+use sylva_runtime::shape_of;
 
 use common::GPU;
 

@@ -16,15 +16,15 @@ use common::stage::{
 };
 
 use glam::{Mat4, Vec3};
-use sylva::bake::texture::{bake_texture, TextureSettings};
-use sylva::cache::{
+use sylva_bake::texture::{bake_texture, TextureSettings};
+use sylva_cache::{
     encode, encode_texture, BakedAsset, BakedLevel, BakedPart, CacheDir, ImpostorRecord, PropFiles,
 };
-use sylva::mesh::{Aabb, Material, Sphere, Texture, TextureBinding, TextureKind, Vertex, WrapMode};
-use sylva::render::props::{PartGeometry, TextureUpload};
-use sylva::render::reference::ObjectPart;
-use sylva::render::{CameraView, RgbaImage};
-use sylva::runtime::geometry_of;
+use sylva_mesh::{Aabb, Material, Sphere, Texture, TextureBinding, TextureKind, Vertex, WrapMode};
+use sylva_render::props::{PartGeometry, TextureUpload};
+use sylva_render::reference::ObjectPart;
+use sylva_render::{CameraView, RgbaImage};
+use sylva_runtime::geometry_of;
 
 use common::GPU;
 

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use sylva::scatter::{preset_schema, Preset, PresetError};
+use sylva_scatter::{preset_schema, Preset, PresetError};
 
 #[test]
 fn every_shipped_preset_validates_against_the_catalog() {

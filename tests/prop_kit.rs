@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3};
-use sylva::catalog::{Catalog, CatalogFile};
+use sylva_catalog::{Catalog, CatalogFile};
 use sylva_propgen::kit::KIT;
 
 const REGENERATE: &str = "cargo run -p sylva-propgen";

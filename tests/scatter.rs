@@ -5,8 +5,8 @@ use crate::common;
 
 use glam::Vec2;
 use proptest::prelude::*;
-use sylva::scatter::{BrushSettings, Edit, Painter, Preset, StrokeReport, DEFAULT_PLACEMENT_CAP};
-use sylva::terrain::{default_world, Landmark, Terrain};
+use sylva_scatter::{BrushSettings, Edit, Painter, Preset, StrokeReport, DEFAULT_PLACEMENT_CAP};
+use sylva_terrain::{default_world, Landmark, Terrain};
 
 fn dab(terrain: &Terrain, preset: &Preset, seed: u32, at: Vec2) -> (StrokeReport, Edit) {
     let mut painter = Painter::new(seed, DEFAULT_PLACEMENT_CAP);

@@ -12,8 +12,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use common::temp_assets;
-use sylva::bake::{check_folder, watch, Status, WatchOptions};
-use sylva::cache::CacheDir;
+use sylva_bake::{check_folder, watch, Status, WatchOptions};
+use sylva_cache::CacheDir;
 
 /// A watcher running on its own thread; stopped when dropped.
 struct Watching {

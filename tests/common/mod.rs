@@ -9,9 +9,9 @@ pub mod heightmap;
 pub mod node;
 pub mod stage;
 
-use sylva::catalog::folder::read_snapshot;
-use sylva::catalog::{Catalog, CatalogSnapshot};
-use sylva::scatter::Preset;
+use sylva_catalog::folder::read_snapshot;
+use sylva_catalog::{Catalog, CatalogSnapshot};
+use sylva_scatter::Preset;
 
 /// One lavapipe device at a time: frames are CPU-bound and memory-hungry, and the other
 /// tests run beside them.
@@ -105,29 +105,29 @@ pub fn add_file(assets: &std::path::Path, category: &str, file: &str) {
 
 /// The default world (seed 5, the prototype's cap of 2,500) painted with
 /// [`paint_busy_session`].
-pub fn busy_world() -> sylva::world::World {
-    let mut world = default_world(5, sylva::scatter::PROTOTYPE_PLACEMENT_CAP);
+pub fn busy_world() -> sylva_world::World {
+    let mut world = default_world(5, sylva_scatter::PROTOTYPE_PLACEMENT_CAP);
     paint_busy_session(&mut world);
     world
 }
 
 /// An empty session on the default world with the shipped assets and LOD bands.
-fn default_world(seed: u32, cap: usize) -> sylva::world::World {
-    let session = sylva::scatter::Session::new(
+fn default_world(seed: u32, cap: usize) -> sylva_world::World {
+    let session = sylva_scatter::Session::new(
         seed,
         cap,
-        sylva::scatter::TerrainSource::DefaultWorld,
+        sylva_scatter::TerrainSource::DefaultWorld,
         snapshot(),
     );
-    let lod = sylva::lod::LodConfig::default();
-    sylva::world::World::new(sylva::terrain::default_world(), &session, &lod).unwrap()
+    let lod = sylva_lod::LodConfig::default();
+    sylva_world::World::new(sylva_terrain::default_world(), &session, &lod).unwrap()
 }
 
 /// A session of the shipped presets around the meadow, the lake and the beach with
 /// over 3,221 instances (the prototype's multi-stroke session).
-pub fn paint_busy_session(world: &mut sylva::world::World) {
+pub fn paint_busy_session(world: &mut sylva_world::World) {
     use glam::Vec2;
-    use sylva::terrain::Landmark;
+    use sylva_terrain::Landmark;
     for (stem, landmark, offset, dabs) in [
         ("mixed_forest", Landmark::Meadow, Vec2::ZERO, 6),
         ("meadow", Landmark::Meadow, Vec2::new(0.0, -24.0), 5),
@@ -150,8 +150,8 @@ pub fn paint_busy_session(world: &mut sylva::world::World) {
 
 /// Every shipped preset filled over the whole default world, in one session of about
 /// 190,000 placements: the far band's measure (`benches/frames.rs`, the overview).
-pub fn whole_world() -> sylva::world::World {
-    let mut world = default_world(1, sylva::scatter::DEFAULT_PLACEMENT_CAP);
+pub fn whole_world() -> sylva_world::World {
+    let mut world = default_world(1, sylva_scatter::DEFAULT_PLACEMENT_CAP);
     for stem in [
         "mixed_forest",
         "meadow",
@@ -160,9 +160,9 @@ pub fn whole_world() -> sylva::world::World {
         "cliff_and_scree",
     ] {
         let name = world.use_preset(stem, preset(stem)).unwrap();
-        let request = sylva::scatter::FillRequest {
+        let request = sylva_scatter::FillRequest {
             preset: name,
-            region: sylva::scatter::FillRegion::Whole,
+            region: sylva_scatter::FillRegion::Whole,
             density: None,
             replaces: None,
         };
@@ -177,9 +177,9 @@ pub fn whole_world() -> sylva::world::World {
 /// bundled props baked: a copy of the repository's `cache/`, which
 /// [`sylva_testkit::kit_cache`] bakes once and keeps up to date, so that a test may
 /// change its copy.
-pub fn baked_kit() -> (tempfile::TempDir, sylva::cache::CacheDir) {
+pub fn baked_kit() -> (tempfile::TempDir, sylva_cache::CacheDir) {
     let dir = tempfile::tempdir().unwrap();
     sylva_testkit::copy_dir(sylva_testkit::kit_cache().root(), dir.path());
-    let cache = sylva::cache::CacheDir::new(dir.path());
+    let cache = sylva_cache::CacheDir::new(dir.path());
     (dir, cache)
 }

@@ -5,16 +5,16 @@
 use std::path::Path;
 
 use glam::Mat4;
-use sylva::bake::{bake_folder, BakeOptions};
-use sylva::buckets::{BucketChanges, PlacementRegistry};
-use sylva::cache::{CacheDir, PropFiles};
-use sylva::render::props::{PropsRenderer, TextureUpload};
-use sylva::render::{
+use sylva_bake::{bake_folder, BakeOptions};
+use sylva_buckets::{BucketChanges, PlacementRegistry};
+use sylva_cache::{CacheDir, PropFiles};
+use sylva_render::props::{PropsRenderer, TextureUpload};
+use sylva_render::{
     draw_frame_with_overlays, offscreen_target, read_rgba8, render_image, CameraView, OutputFrame,
     Overlays, RenderContext, RgbaImage, Scene, OUTPUT_FORMAT,
 };
-use sylva::runtime::{geometry_of, impostor_of, shape_of};
-use sylva::terrain::Terrain;
+use sylva_runtime::{geometry_of, impostor_of, shape_of};
+use sylva_terrain::Terrain;
 
 /// Flat ground, 64 m square, well above the water.
 pub fn flat_ground(side: usize, spacing: f32) -> Terrain {

@@ -4,20 +4,22 @@
 //! and buckets stay), and per frame ticks the LOD controller, mirrors the registry's
 //! bucket changes and draws. Shared by the `sylva` command and the viewer.
 //!
-//! An application with its own rend3 renderer uses [`load_prop`] to put cache entries
-//! into its [`PropsRenderer`] and its [`World`] (see `examples/embed`).
+//! An application with its own rend3 renderer holds a [`PropsRoutine`] instead (see
+//! `examples/embed`): the same loading and per-frame work, and its nodes inserted into
+//! rend3-routine's base graph. [`Runtime`] draws through one too.
 
 #![warn(missing_docs)]
 
 mod baked;
+mod routine;
 
 use std::collections::BTreeMap;
 
 use rend3::Renderer;
 use serde::Serialize;
-use sylva_buckets::{BucketChanges, PlacementRegistry, PropShape};
+use sylva_buckets::{PlacementRegistry, PropShape};
 use sylva_cache::{CacheDir, FormatError, PropFiles, StoreError};
-use sylva_lod::{TickStats, Viewport};
+use sylva_lod::TickStats;
 use sylva_render::props::{DrawStats, GeometryError, PropsRenderer};
 use sylva_render::{
     draw_frame_with_overlays, render_image, CameraView, OutputFrame, Overlays, RenderContext,
@@ -27,6 +29,7 @@ use sylva_world::{World, WorldError};
 use thiserror::Error;
 
 pub use baked::{geometry_of, impostor_of, level_errors_of, shape_of};
+pub use routine::{PropsRoutine, UpdateStats};
 
 /// Why the runtime could not load or draw.
 #[derive(Debug, Error)]
@@ -64,8 +67,8 @@ pub enum RuntimeError {
 /// from the next synced frame on, and its levels' errors and size into `world`'s LOD
 /// controller; its impostor too where the bake made one and
 /// `impostors` asks for it (otherwise its coarsest mesh is its last level). For
-/// applications that draw sylva's props with their own rend3 renderer ([`Runtime`]
-/// calls it too). If the entry or a blob is refused, nothing changes.
+/// [`PropsRoutine`] and tools that bake and draw one prop. If the entry or a blob is
+/// refused, nothing changes.
 pub fn load_prop(
     renderer: &Renderer,
     props: &mut PropsRenderer,
@@ -159,14 +162,9 @@ pub struct FrameStats {
 
 /// A painting session drawn with props from the bake cache, on a renderer it owns.
 pub struct Runtime {
-    world: World,
     context: RenderContext,
     scene: Scene,
-    props: PropsRenderer,
-    changes: BucketChanges,
-    loaded: BTreeMap<String, LoadedProp>,
-    dithered_transitions: bool,
-    impostors: bool,
+    routine: PropsRoutine,
 }
 
 impl Runtime {
@@ -174,25 +172,18 @@ impl Runtime {
     /// loaded yet ([`Runtime::load_cache`]).
     pub fn new(mut context: RenderContext, world: World) -> Result<Self, RuntimeError> {
         let scene = Scene::new(&mut context, world.terrain())?;
-        let props = PropsRenderer::new(&context.renderer, &context.base.interfaces);
-        let mut runtime = Self {
-            world,
+        let routine = PropsRoutine::new(&context.renderer, &context.base.interfaces, world);
+        Ok(Self {
             context,
             scene,
-            props,
-            changes: BucketChanges::default(),
-            loaded: BTreeMap::new(),
-            dithered_transitions: true,
-            impostors: true,
-        };
-        runtime.hand_over_fades();
-        Ok(runtime)
+            routine,
+        })
     }
 
     /// Whether props loaded from now on draw their impostors (the default) or end at
     /// their coarsest mesh; for comparisons. Props already loaded keep what they have.
     pub fn set_impostors(&mut self, impostors: bool) {
-        self.impostors = impostors;
+        self.routine.set_impostors(impostors);
     }
 
     /// Moves the sun: its light travels along `direction` (see
@@ -204,29 +195,17 @@ impl Runtime {
     /// Whether placements cross-fade between LOD levels across each switch (the
     /// default) or change hard at the controller's switch; for comparisons.
     pub fn set_dithered_transitions(&mut self, dithered: bool) {
-        self.dithered_transitions = dithered;
-        self.hand_over_fades();
-    }
-
-    /// Gives the props renderer the world's fades, or their hard switches; the renderer
-    /// drops its cached culls only when they differ.
-    fn hand_over_fades(&mut self) {
-        let fades = self.world.lod_fades();
-        self.props.set_lod_fades(if self.dithered_transitions {
-            fades.clone()
-        } else {
-            fades.hard()
-        });
+        self.routine.set_dithered_transitions(dithered);
     }
 
     /// The session.
     pub fn world(&self) -> &World {
-        &self.world
+        self.routine.world()
     }
 
     /// The session, to paint.
     pub fn world_mut(&mut self) -> &mut World {
-        &mut self.world
+        self.routine.world_mut()
     }
 
     /// The renderer and routines.
@@ -236,49 +215,18 @@ impl Runtime {
 
     /// The props renderer (GPU geometry and textures of the loaded props).
     pub fn props(&self) -> &PropsRenderer {
-        &self.props
+        self.routine.props()
     }
 
     /// What is loaded, by prop id.
     pub fn loaded(&self) -> &BTreeMap<String, LoadedProp> {
-        &self.loaded
+        self.routine.loaded()
     }
 
-    /// Brings the loaded props in line with the cache's manifest: new props load, props
-    /// with a new revision swap their geometry in place, props gone from the manifest
-    /// unload. An entry that fails to load is reported and leaves the prop as it was.
+    /// Brings the loaded props in line with the cache's manifest (see
+    /// [`PropsRoutine::load_cache`]).
     pub fn load_cache(&mut self, cache: &CacheDir) -> Result<LoadReport, RuntimeError> {
-        let manifest = cache.read_manifest()?;
-        let mut report = LoadReport::default();
-        let mut present = Vec::with_capacity(manifest.assets.len());
-        for entry in manifest.assets.values() {
-            present.push(entry.prop.clone());
-            let current = self.loaded.get(&entry.prop);
-            if current.is_some_and(|c| c.revision == entry.revision && c.entry == entry.entry) {
-                continue;
-            }
-            let first = current.is_none();
-            let loaded = cache
-                .read_prop(&entry.entry)
-                .map_err(RuntimeError::from)
-                .and_then(|files| self.set_prop(&entry.prop, &entry.entry, entry.revision, &files));
-            match loaded {
-                Ok(()) if first => report.loaded.push(entry.prop.clone()),
-                Ok(()) => report.swapped.push(entry.prop.clone()),
-                Err(error) => report.failed.push(error.to_string()),
-            }
-        }
-        let gone: Vec<String> = self
-            .loaded
-            .keys()
-            .filter(|p| !present.contains(p))
-            .cloned()
-            .collect();
-        for prop in gone {
-            self.unload(&prop)?;
-            report.unloaded.push(prop);
-        }
-        Ok(report)
+        self.routine.load_cache(cache)
     }
 
     /// Loads (or replaces) one prop from its entry's and texture blobs' bytes.
@@ -289,53 +237,30 @@ impl Runtime {
         revision: u64,
         files: &PropFiles,
     ) -> Result<(), RuntimeError> {
-        let shape = load_prop(
-            &self.context.renderer,
-            &mut self.props,
-            &mut self.world,
-            prop,
-            entry_name,
-            files,
-            self.impostors,
-        )?;
-        self.loaded.insert(
-            prop.to_owned(),
-            LoadedProp {
-                revision,
-                entry: entry_name.to_owned(),
-                parts: shape.parts,
-                lods: shape.lods,
-                impostor: shape.impostor,
-            },
-        );
-        Ok(())
+        self.routine.set_prop(prop, entry_name, revision, files)
     }
 
     /// Puts `world` (a session opened from a file) in place of the current one, which
-    /// it returns. Loaded props stay loaded: their shapes join the new world and their
-    /// GPU geometry is kept; the new world's buckets are mirrored from scratch on the
-    /// next frame, and a different terrain gets a new scene. On error nothing changes.
-    pub fn replace_world(&mut self, mut world: World) -> Result<World, RuntimeError> {
-        let keys = world.adopt_prop_shapes(&self.world)?;
-        if world.terrain() != self.world.terrain() {
-            let sun = self.scene.sun();
-            self.scene = Scene::new(&mut self.context, world.terrain())?;
-            self.scene.set_sun(&self.context.renderer, sun);
+    /// it returns. Loaded props stay loaded (see [`PropsRoutine::replace_world`]), and a
+    /// different terrain gets a new scene. On error nothing changes.
+    pub fn replace_world(&mut self, world: World) -> Result<World, RuntimeError> {
+        let scene = if world.terrain() != self.routine.world().terrain() {
+            let mut scene = Scene::new(&mut self.context, world.terrain())?;
+            scene.set_sun(&self.context.renderer, self.scene.sun());
+            Some(scene)
+        } else {
+            None
+        };
+        let previous = self.routine.replace_world(world)?;
+        if let Some(scene) = scene {
+            self.scene = scene;
         }
-        self.props.adopt_registry(&keys);
-        self.changes = BucketChanges::default();
-        let previous = std::mem::replace(&mut self.world, world);
-        self.hand_over_fades();
         Ok(previous)
     }
 
     /// Forgets a prop's geometry; its placements stay, pending, until it returns.
     pub fn unload(&mut self, prop: &str) -> Result<(), RuntimeError> {
-        let key = self.world.prop_key(prop);
-        self.props.remove_prop(key);
-        self.world.remove_prop_shape(prop)?;
-        self.loaded.remove(prop);
-        Ok(())
+        self.routine.unload(prop)
     }
 
     /// Brings the LODs, the terrain's patches and the GPU copies of the buckets up to
@@ -347,20 +272,12 @@ impl Runtime {
         height: u32,
         now: f64,
     ) -> (TickStats, TerrainStats) {
-        let viewport = Viewport {
-            height_px: height as f32,
-            vertical_fov_rad: camera.vfov.to_radians(),
-        };
-        // A degenerate window (minimised to 0 lines) keeps the last viewport.
-        let _ = self.world.set_lod_viewport(viewport);
-        // Loads and the viewport change the switches; comparing fades is O(1).
-        self.hand_over_fades();
-        let tick = self.world.tick_lod(camera.eye, now);
-        let terrain =
-            self.scene
-                .update_terrain(&self.context.renderer, self.world.terrain(), camera);
-        self.world.registry_mut().drain_changes(&mut self.changes);
-        self.props.sync(self.world.registry(), &self.changes);
+        let tick = self.routine.update_lod(camera, height, now);
+        let terrain = self.scene.update_terrain(
+            &self.context.renderer,
+            self.routine.world().terrain(),
+            camera,
+        );
         (tick, terrain)
     }
 
@@ -386,17 +303,18 @@ impl Runtime {
         overlays: Overlays<'a>,
     ) -> FrameStats {
         let (tick, terrain) = self.prepare(&camera, size.1, now);
+        let routine = &mut self.routine;
         let draw = draw_frame_with_overlays(
             &mut self.context,
             &self.scene,
-            &mut self.props,
-            self.world.registry(),
+            &mut routine.props,
+            routine.world.registry(),
             overlays,
             camera,
             size,
             output,
         );
-        Self::stats(self.world.registry(), tick, terrain, draw)
+        Self::stats(routine.world.registry(), tick, terrain, draw)
     }
 
     /// Draws one frame offscreen and reads it back.
@@ -408,18 +326,19 @@ impl Runtime {
         height: u32,
     ) -> Result<(RgbaImage, FrameStats), RuntimeError> {
         let (tick, terrain) = self.prepare(&camera, height, now);
+        let routine = &mut self.routine;
         let (image, draw) = render_image(
             &mut self.context,
             &self.scene,
-            &mut self.props,
-            self.world.registry(),
+            &mut routine.props,
+            routine.world.registry(),
             camera,
             width,
             height,
         )?;
         Ok((
             image,
-            Self::stats(self.world.registry(), tick, terrain, draw),
+            Self::stats(routine.world.registry(), tick, terrain, draw),
         ))
     }
 

@@ -1,0 +1,313 @@
+//! [`PropsRoutine`]: sylva's props as a rend3 routine an application holds, in
+//! rend3-routine's shape. Made once from the renderer and a painted session; per frame
+//! one [`PropsRoutine::update`] (LOD, fades, GPU sync, culling and upload) and one
+//! [`PropsRoutine::add_to_graph`] in place of `BaseRenderGraph::add_to_graph`, which
+//! runs rend3's base graph with sylva's nodes where they belong: a shadow node per
+//! directional light after rend3's shadow pass, and the forward node into rend3's colour
+//! and depth before its forward pass, so props and the application's objects occlude
+//! and shadow each other.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use glam::Vec4;
+use rend3::graph::{ReadyData, RenderGraph};
+use rend3::types::SampleCount;
+use rend3::Renderer;
+use rend3_routine::base::{BaseRenderGraph, BaseRenderGraphIntermediateState};
+use rend3_routine::common::WholeFrameInterfaces;
+use rend3_routine::pbr::PbrRoutine;
+use rend3_routine::skybox::SkyboxRoutine;
+use rend3_routine::tonemapping::TonemappingRoutine;
+use sylva_buckets::BucketChanges;
+use sylva_cache::{CacheDir, PropFiles};
+use sylva_lod::{TickStats, Viewport};
+use sylva_render::props::{DrawStats, LightReach, PropsRenderer};
+use sylva_render::CameraView;
+use sylva_world::World;
+
+use crate::{load_prop, LoadReport, LoadedProp, RuntimeError};
+
+/// A painted session's props on an application's rend3 renderer.
+pub struct PropsRoutine {
+    renderer: Arc<Renderer>,
+    pub(crate) world: World,
+    pub(crate) props: PropsRenderer,
+    changes: BucketChanges,
+    loaded: BTreeMap<String, LoadedProp>,
+    dithered_transitions: bool,
+    impostors: bool,
+}
+
+/// What [`PropsRoutine::update`] did for a frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UpdateStats {
+    /// The LOD controller's tick.
+    pub lod: TickStats,
+    /// What the frame's views draw.
+    pub draw: DrawStats,
+}
+
+impl PropsRoutine {
+    /// A routine drawing `world`'s placements on `renderer`, whose base graph's
+    /// `interfaces` its pipelines share; no props are loaded yet
+    /// ([`PropsRoutine::load_cache`]).
+    pub fn new(renderer: &Arc<Renderer>, interfaces: &WholeFrameInterfaces, world: World) -> Self {
+        let mut routine = Self {
+            renderer: renderer.clone(),
+            world,
+            props: PropsRenderer::new(renderer, interfaces),
+            changes: BucketChanges::default(),
+            loaded: BTreeMap::new(),
+            dithered_transitions: true,
+            impostors: true,
+        };
+        routine.hand_over_fades();
+        routine
+    }
+
+    /// The session.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The session, to paint.
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    /// The props renderer (GPU geometry and textures of the loaded props).
+    pub fn props(&self) -> &PropsRenderer {
+        &self.props
+    }
+
+    /// What is loaded, by prop id.
+    pub fn loaded(&self) -> &BTreeMap<String, LoadedProp> {
+        &self.loaded
+    }
+
+    /// Whether props loaded from now on draw their impostors (the default) or end at
+    /// their coarsest mesh; for comparisons. Props already loaded keep what they have.
+    pub fn set_impostors(&mut self, impostors: bool) {
+        self.impostors = impostors;
+    }
+
+    /// Whether placements cross-fade between LOD levels across each switch (the
+    /// default) or change hard at the controller's switch; for comparisons.
+    pub fn set_dithered_transitions(&mut self, dithered: bool) {
+        self.dithered_transitions = dithered;
+        self.hand_over_fades();
+    }
+
+    /// Gives the props renderer the world's fades, or their hard switches; the renderer
+    /// drops its cached culls only when they differ.
+    fn hand_over_fades(&mut self) {
+        let fades = self.world.lod_fades();
+        self.props.set_lod_fades(if self.dithered_transitions {
+            fades.clone()
+        } else {
+            fades.hard()
+        });
+    }
+
+    /// Brings the loaded props in line with the cache's manifest: new props load, props
+    /// with a new revision swap their geometry in place, props gone from the manifest
+    /// unload. An entry that fails to load is reported and leaves the prop as it was.
+    pub fn load_cache(&mut self, cache: &CacheDir) -> Result<LoadReport, RuntimeError> {
+        let manifest = cache.read_manifest()?;
+        let mut report = LoadReport::default();
+        let mut present = Vec::with_capacity(manifest.assets.len());
+        for entry in manifest.assets.values() {
+            present.push(entry.prop.clone());
+            let current = self.loaded.get(&entry.prop);
+            if current.is_some_and(|c| c.revision == entry.revision && c.entry == entry.entry) {
+                continue;
+            }
+            let first = current.is_none();
+            let loaded = cache
+                .read_prop(&entry.entry)
+                .map_err(RuntimeError::from)
+                .and_then(|files| self.set_prop(&entry.prop, &entry.entry, entry.revision, &files));
+            match loaded {
+                Ok(()) if first => report.loaded.push(entry.prop.clone()),
+                Ok(()) => report.swapped.push(entry.prop.clone()),
+                Err(error) => report.failed.push(error.to_string()),
+            }
+        }
+        let gone: Vec<String> = self
+            .loaded
+            .keys()
+            .filter(|p| !present.contains(p))
+            .cloned()
+            .collect();
+        for prop in gone {
+            self.unload(&prop)?;
+            report.unloaded.push(prop);
+        }
+        Ok(report)
+    }
+
+    /// Loads (or replaces) one prop from its entry's and texture blobs' bytes.
+    pub fn set_prop(
+        &mut self,
+        prop: &str,
+        entry_name: &str,
+        revision: u64,
+        files: &PropFiles,
+    ) -> Result<(), RuntimeError> {
+        let shape = load_prop(
+            &self.renderer,
+            &mut self.props,
+            &mut self.world,
+            prop,
+            entry_name,
+            files,
+            self.impostors,
+        )?;
+        self.loaded.insert(
+            prop.to_owned(),
+            LoadedProp {
+                revision,
+                entry: entry_name.to_owned(),
+                parts: shape.parts,
+                lods: shape.lods,
+                impostor: shape.impostor,
+            },
+        );
+        Ok(())
+    }
+
+    /// Forgets a prop's geometry; its placements stay, pending, until it returns.
+    pub fn unload(&mut self, prop: &str) -> Result<(), RuntimeError> {
+        let key = self.world.prop_key(prop);
+        self.props.remove_prop(key);
+        self.world.remove_prop_shape(prop)?;
+        self.loaded.remove(prop);
+        Ok(())
+    }
+
+    /// Puts `world` in place of the current one, which it returns. Loaded props stay
+    /// loaded: their shapes join the new world and their GPU geometry is kept; the new
+    /// world's buckets are mirrored from scratch on the next frame. On error nothing
+    /// changes.
+    pub fn replace_world(&mut self, mut world: World) -> Result<World, RuntimeError> {
+        let keys = world.adopt_prop_shapes(&self.world)?;
+        self.props.adopt_registry(&keys);
+        self.changes = BucketChanges::default();
+        let previous = std::mem::replace(&mut self.world, world);
+        self.hand_over_fades();
+        Ok(previous)
+    }
+
+    /// Brings the LODs and the GPU copies of the buckets up to date for `camera` drawing
+    /// an image `height` pixels tall (switch distances are measured on that viewport) at
+    /// `now` seconds; the part of a frame that needs no `ReadyData`.
+    pub fn update_lod(&mut self, camera: &CameraView, height: u32, now: f64) -> TickStats {
+        let viewport = Viewport {
+            height_px: height as f32,
+            vertical_fov_rad: camera.vfov.to_radians(),
+        };
+        // A degenerate window (minimised to 0 lines) keeps the last viewport.
+        let _ = self.world.set_lod_viewport(viewport);
+        // Loads and the viewport change the switches; comparing fades is O(1).
+        self.hand_over_fades();
+        let tick = self.world.tick_lod(camera.eye, now);
+        self.world.registry_mut().drain_changes(&mut self.changes);
+        self.props.sync(self.world.registry(), &self.changes);
+        tick
+    }
+
+    /// Culls the frame's views and uploads what they draw: after `renderer.ready()`,
+    /// whose `ready` tells the shadow cameras; `lights` bound where the directional
+    /// lights' shadows can reach.
+    pub fn prepare(
+        &mut self,
+        ready: &ReadyData,
+        camera: &CameraView,
+        (width, height): (u32, u32),
+        lights: &[LightReach],
+    ) -> DrawStats {
+        let view_proj = camera.view_proj(width as f32 / height as f32);
+        self.props.prepare_frame(
+            &self.renderer,
+            ready,
+            self.world.registry(),
+            view_proj,
+            camera.eye,
+            lights,
+        )
+    }
+
+    /// One frame's update, after `renderer.ready()`: [`Self::update_lod`] then
+    /// [`Self::prepare`], for a `size` image seen by `camera` at `now` seconds.
+    pub fn update(
+        &mut self,
+        ready: &ReadyData,
+        camera: &CameraView,
+        size: (u32, u32),
+        now: f64,
+    ) -> UpdateStats {
+        let lod = self.update_lod(camera, size.1, now);
+        let draw = self.prepare(ready, camera, size, &[]);
+        UpdateStats { lod, draw }
+    }
+
+    /// Adds sylva's shadow node for each of `ready`'s directional lights; after rend3's
+    /// shadow pass.
+    pub fn add_shadow_nodes<'node>(&'node self, graph: &mut RenderGraph<'node>, ready: &ReadyData) {
+        for light in 0..ready.directional_light_cameras.len() {
+            self.props.add_shadow_node(graph, light);
+        }
+    }
+
+    /// Adds sylva's forward node into `state`'s colour and depth; before rend3's
+    /// forward pass.
+    pub fn add_forward_node<'node>(
+        &'node self,
+        graph: &mut RenderGraph<'node>,
+        state: &BaseRenderGraphIntermediateState,
+    ) {
+        self.props.add_forward_node(
+            graph,
+            state.color,
+            state.resolve,
+            state.depth,
+            state.forward_uniform_bg,
+        );
+    }
+
+    /// rend3-routine's `BaseRenderGraph::add_to_graph` with sylva's nodes inserted: the
+    /// same arguments, one more receiver.
+    #[allow(clippy::too_many_arguments)] // rend3-routine's own signature, plus `base`.
+    pub fn add_to_graph<'node>(
+        &'node self,
+        graph: &mut RenderGraph<'node>,
+        ready: &ReadyData,
+        base: &'node BaseRenderGraph,
+        pbr: &'node PbrRoutine,
+        skybox: Option<&'node SkyboxRoutine>,
+        tonemapping: &'node TonemappingRoutine,
+        resolution: glam::UVec2,
+        samples: SampleCount,
+        ambient: Vec4,
+    ) {
+        let to_rend3 = |v: glam::UVec2| rend3::types::glam::UVec2::new(v.x, v.y);
+        let ambient = rend3::types::glam::Vec4::from(ambient.to_array());
+        let state =
+            BaseRenderGraphIntermediateState::new(graph, ready, to_rend3(resolution), samples);
+        state.pre_skinning(graph);
+        state.pbr_pre_culling(graph);
+        state.create_frame_uniforms(graph, base, ambient);
+        state.skinning(graph, base);
+        state.pbr_shadow_culling(graph, base, pbr);
+        state.pbr_culling(graph, base, pbr);
+        state.pbr_shadow_rendering(graph, pbr);
+        self.add_shadow_nodes(graph, ready);
+        state.pbr_prepass_rendering(graph, pbr, samples);
+        state.skybox(graph, skybox, samples);
+        self.add_forward_node(graph, &state);
+        state.pbr_forward_rendering(graph, pbr, samples);
+        let surface = graph.add_surface_texture();
+        state.tonemapping(graph, tonemapping, surface);
+    }
+}
