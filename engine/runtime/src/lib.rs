@@ -12,6 +12,7 @@
 
 mod baked;
 mod routine;
+mod watcher;
 
 use std::collections::BTreeMap;
 
@@ -29,7 +30,8 @@ use sylva_world::{World, WorldError};
 use thiserror::Error;
 
 pub use baked::{geometry_of, impostor_of, level_errors_of, shape_of};
-pub use routine::{PropsRoutine, UpdateStats};
+pub use routine::{BaseRoutines, PropsRoutine, Reload, UpdateStats};
+pub use watcher::{WatchPass, Watcher};
 
 /// Why the runtime could not load or draw.
 #[derive(Debug, Error)]

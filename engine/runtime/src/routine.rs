@@ -1,18 +1,22 @@
 //! [`PropsRoutine`]: sylva's props as a rend3 routine an application holds, in
 //! rend3-routine's shape. Made once from the renderer and a painted session; per frame
 //! one [`PropsRoutine::update`] (LOD, fades, GPU sync, culling and upload) and one
-//! [`PropsRoutine::add_to_graph`] in place of `BaseRenderGraph::add_to_graph`, which
-//! runs rend3's base graph with sylva's nodes where they belong: a shadow node per
+//! [`PropsRoutine::add_to_graph`] in place of `BaseRenderGraph::add_to_graph` (its
+//! routines bundled in [`BaseRoutines`]), which runs rend3's base graph with sylva's
+//! nodes where they belong: a shadow node per
 //! directional light after rend3's shadow pass, and the forward node into rend3's colour
 //! and depth before its forward pass, so props and the application's objects occlude
-//! and shadow each other.
+//! and shadow each other. With [`PropsRoutine::watch_assets`] it also keeps the props
+//! in line with an assets folder: a watcher re-bakes on its own thread and the next
+//! update swaps what changed, so a frame never waits for a bake.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use glam::Vec4;
 use rend3::graph::{ReadyData, RenderGraph};
-use rend3::types::SampleCount;
+use rend3::types::{SampleCount, TextureFormat};
 use rend3::Renderer;
 use rend3_routine::base::{BaseRenderGraph, BaseRenderGraphIntermediateState};
 use rend3_routine::common::WholeFrameInterfaces;
@@ -23,9 +27,10 @@ use sylva_buckets::BucketChanges;
 use sylva_cache::{CacheDir, PropFiles};
 use sylva_lod::{TickStats, Viewport};
 use sylva_render::props::{DrawStats, LightReach, PropsRenderer};
-use sylva_render::CameraView;
+use sylva_render::{use_plain_samplers, CameraView};
 use sylva_world::World;
 
+use crate::watcher::{WatchPass, Watcher};
 use crate::{load_prop, LoadReport, LoadedProp, RuntimeError};
 
 /// A painted session's props on an application's rend3 renderer.
@@ -37,6 +42,50 @@ pub struct PropsRoutine {
     loaded: BTreeMap<String, LoadedProp>,
     dithered_transitions: bool,
     impostors: bool,
+    watched: Option<Watched>,
+}
+
+/// rend3-routine's routines of a base graph, as `BaseRenderGraph::add_to_graph` takes
+/// them; the application's to hold (its own objects draw with `pbr`).
+pub struct BaseRoutines {
+    /// The base graph.
+    pub base: BaseRenderGraph,
+    /// rend3's PBR routine.
+    pub pbr: PbrRoutine,
+    /// A sky, if any.
+    pub skybox: Option<SkyboxRoutine>,
+    /// Tone mapping into the output's format.
+    pub tonemapping: TonemappingRoutine,
+    /// Samples per pixel.
+    pub samples: SampleCount,
+    /// The ambient light.
+    pub ambient: Vec4,
+}
+
+impl BaseRoutines {
+    /// The routines for output in `format`: no sky, one sample a pixel, a quarter of
+    /// ambient light, and plain samplers (software drivers filter anisotropically
+    /// at a crawl).
+    pub fn new(renderer: &Arc<Renderer>, format: TextureFormat) -> Self {
+        let mut base = BaseRenderGraph::new(renderer);
+        use_plain_samplers(renderer, &mut base);
+        let pbr = PbrRoutine::new(renderer, &mut renderer.data_core.lock(), &base.interfaces);
+        let tonemapping = TonemappingRoutine::new(renderer, &base.interfaces, format);
+        Self {
+            base,
+            pbr,
+            skybox: None,
+            tonemapping,
+            samples: SampleCount::One,
+            ambient: Vec4::splat(0.25),
+        }
+    }
+}
+
+/// An assets folder being watched, and the cache its bakes land in.
+struct Watched {
+    watcher: Watcher,
+    cache: CacheDir,
 }
 
 /// What [`PropsRoutine::update`] did for a frame.
@@ -46,6 +95,39 @@ pub struct UpdateStats {
     pub lod: TickStats,
     /// What the frame's views draw.
     pub draw: DrawStats,
+    /// What the assets watcher's bakes finished since the last update changed, if any
+    /// finished.
+    pub reload: Option<Reload>,
+}
+
+/// The bakes a watcher finished, and what loading their results changed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reload {
+    /// Props re-baked (or fetched).
+    pub baked: Vec<String>,
+    /// Props whose bake failed, with why: their last good version stays drawn.
+    pub failed: Vec<(String, String)>,
+    /// Why a whole pass, or reading the cache after it, failed.
+    pub errors: Vec<String>,
+    /// What loading the cache after the bakes changed: swapped, new and gone props,
+    /// and entries that would not load (the old version stays).
+    pub load: LoadReport,
+}
+
+impl std::fmt::Display for Reload {
+    /// One line: what was baked and swapped, then each failure.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |props: &[String]| props.join(", ");
+        write!(f, "baked [{}]", list(&self.baked))?;
+        write!(f, ", swapped [{}]", list(&self.load.swapped))?;
+        for (prop, why) in &self.failed {
+            write!(f, "; {prop} failed: {why}")?;
+        }
+        for error in self.errors.iter().chain(&self.load.failed) {
+            write!(f, "; {error}")?;
+        }
+        Ok(())
+    }
 }
 
 impl PropsRoutine {
@@ -61,6 +143,7 @@ impl PropsRoutine {
             loaded: BTreeMap::new(),
             dithered_transitions: true,
             impostors: true,
+            watched: None,
         };
         routine.hand_over_fades();
         routine
@@ -199,6 +282,41 @@ impl PropsRoutine {
         Ok(previous)
     }
 
+    /// Keeps the props in line with `assets` from now on: a watcher bakes the folder into
+    /// `cache` at once and after every change, on a thread of its own, and each
+    /// [`Self::update`] loads what its finished bakes changed. The last good version
+    /// of a prop whose new bake fails stays drawn. A second call replaces the watcher.
+    pub fn watch_assets(&mut self, assets: &Path, cache: &Path) {
+        // The old watcher stops (and its thread ends) before the new one starts.
+        self.watched = None;
+        self.watched = Some(Watched {
+            watcher: Watcher::start(assets, cache, None),
+            cache: CacheDir::new(cache),
+        });
+    }
+
+    /// Applies the watcher's finished bakes: the cache is loaded again once any pass
+    /// finished, which swaps only what changed. `None` when no pass finished.
+    fn reload(&mut self) -> Option<Reload> {
+        let watched = self.watched.as_ref()?;
+        let passes: Vec<WatchPass> = watched.watcher.poll();
+        if passes.is_empty() {
+            return None;
+        }
+        let cache = watched.cache.clone();
+        let mut reload = Reload::default();
+        for pass in passes {
+            reload.baked.extend(pass.baked);
+            reload.failed.extend(pass.failed);
+            reload.errors.extend(pass.error);
+        }
+        match self.load_cache(&cache) {
+            Ok(load) => reload.load = load,
+            Err(error) => reload.errors.push(error.to_string()),
+        }
+        Some(reload)
+    }
+
     /// Brings the LODs and the GPU copies of the buckets up to date for `camera` drawing
     /// an image `height` pixels tall (switch distances are measured on that viewport) at
     /// `now` seconds; the part of a frame that needs no `ReadyData`.
@@ -238,8 +356,9 @@ impl PropsRoutine {
         )
     }
 
-    /// One frame's update, after `renderer.ready()`: [`Self::update_lod`] then
-    /// [`Self::prepare`], for a `size` image seen by `camera` at `now` seconds.
+    /// One frame's update, after `renderer.ready()`: the watcher's finished bakes
+    /// loaded (see [`Self::watch_assets`]), [`Self::update_lod`] then [`Self::prepare`],
+    /// for a `size` image seen by `camera` at `now` seconds.
     pub fn update(
         &mut self,
         ready: &ReadyData,
@@ -247,9 +366,10 @@ impl PropsRoutine {
         size: (u32, u32),
         now: f64,
     ) -> UpdateStats {
+        let reload = self.reload();
         let lod = self.update_lod(camera, size.1, now);
         let draw = self.prepare(ready, camera, size, &[]);
-        UpdateStats { lod, draw }
+        UpdateStats { lod, draw, reload }
     }
 
     /// Adds sylva's shadow node for each of `ready`'s directional lights; after rend3's
@@ -276,21 +396,24 @@ impl PropsRoutine {
         );
     }
 
-    /// rend3-routine's `BaseRenderGraph::add_to_graph` with sylva's nodes inserted: the
-    /// same arguments, one more receiver.
-    #[allow(clippy::too_many_arguments)] // rend3-routine's own signature, plus `base`.
+    /// rend3-routine's `BaseRenderGraph::add_to_graph` with sylva's nodes inserted, for
+    /// an image of `resolution` pixels.
     pub fn add_to_graph<'node>(
         &'node self,
         graph: &mut RenderGraph<'node>,
         ready: &ReadyData,
-        base: &'node BaseRenderGraph,
-        pbr: &'node PbrRoutine,
-        skybox: Option<&'node SkyboxRoutine>,
-        tonemapping: &'node TonemappingRoutine,
+        routines: &'node BaseRoutines,
         resolution: glam::UVec2,
-        samples: SampleCount,
-        ambient: Vec4,
     ) {
+        let BaseRoutines {
+            base,
+            pbr,
+            skybox,
+            tonemapping,
+            samples,
+            ambient,
+        } = routines;
+        let (skybox, samples) = (skybox.as_ref(), *samples);
         let to_rend3 = |v: glam::UVec2| rend3::types::glam::UVec2::new(v.x, v.y);
         let ambient = rend3::types::glam::Vec4::from(ambient.to_array());
         let state =

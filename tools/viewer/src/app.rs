@@ -33,8 +33,8 @@ use crate::loader::PropStatus;
 use crate::script::{Act, Cue, Place, Player, Progress, Script, ScriptError};
 use crate::summary::{DrawFigures, RunSummary, Screenshot};
 use crate::timing::FrameClock;
-use crate::watch::Watcher;
 use crate::workspace::{open_world, Workspace, WorkspaceError};
+use sylva_runtime::Watcher;
 
 /// How often the preset folder is polled.
 const PRESET_POLL: Duration = Duration::from_millis(500);
@@ -109,7 +109,7 @@ pub fn run(args: &ViewArgs) -> Result<RunSummary, ViewerError> {
     let workspace = Workspace::open(options, runtime, source)?;
     let watcher = args
         .watch
-        .then(|| Watcher::start(&args.assets, &args.cache, remote));
+        .then(|| Watcher::start(&args.assets, &args.cache, remote.map(|r| r as _)));
     let mut app = App::new(gpu, workspace, watcher, script, args.screenshot.clone());
     let mut outcome: Result<(), ViewerError> = Ok(());
     event_loop.run_return(|event, _, control_flow| {

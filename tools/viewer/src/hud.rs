@@ -9,8 +9,8 @@ use crate::camera::CameraMode;
 use crate::fill::FillProgress;
 use crate::loader::PropStatus;
 use crate::timing::FrameClock;
-use crate::watch::WatchPass;
 use crate::workspace::{LastStroke, Message, Workspace, WorldHost};
+use sylva_runtime::WatchPass;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PresetRow {

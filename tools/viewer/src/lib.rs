@@ -6,10 +6,10 @@
 //! [`script`] (scripted runs), [`session_file`] (atomic saves, autosave),
 //! [`preset_folder`] (the picker's folder scan), [`cursor`] (ray cast and brush ring),
 //! [`hud`] (the HUD's rows), [`timing`], [`loader`] (background loads shared per prop),
-//! [`cache_source`] (bake cache entries, baked on demand), [`watch`] (the baker's
-//! watcher on a thread) and [`workspace`] (everything edited, without a window).
-//! [`gpu`], [`hud_ui`] and [`app`] are the window, rend3 and egui edge; the world and
-//! its props are drawn by `sylva-runtime`.
+//! [`cache_source`] (bake cache entries, baked on demand) and [`workspace`] (everything
+//! edited, without a window). [`gpu`], [`hud_ui`] and [`app`] are the window, rend3 and
+//! egui edge; the world and its props are drawn by `sylva-runtime`, whose `Watcher`
+//! re-bakes the assets folder on a thread.
 
 pub mod app;
 pub mod args;
@@ -30,7 +30,6 @@ pub mod stroke;
 pub mod summary;
 pub mod timing;
 pub mod view_region;
-pub mod watch;
 pub mod workspace;
 
 pub use app::{run, ViewerError};

@@ -31,7 +31,7 @@ use crate::preset_folder::{PresetChange, PresetFolder, PresetFolderError};
 use crate::session_file::{self, Autosave, SessionFileError};
 use crate::stroke::DabSpacer;
 use crate::timing::Series;
-use crate::watch::WatchPass;
+use sylva_runtime::WatchPass;
 
 #[derive(Debug, Error)]
 pub enum WorkspaceError {

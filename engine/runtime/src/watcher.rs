@@ -1,6 +1,6 @@
-//! `--watch`: the baker's watcher on the assets folder, on a thread of its own. Each
-//! debounced pass re-bakes what changed into the cache and is reported to the main
-//! thread as a [`WatchPass`], which the workspace applies between frames.
+//! The baker's watcher on an assets folder, on a thread of its own: each debounced pass
+//! re-bakes what changed into the cache and is reported to the drawing thread as a
+//! [`WatchPass`], which it applies between frames, so a frame never waits for a bake.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,8 +9,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use sylva_bake::{watch, FolderError, FolderReport, Sharing, Status, WatchOptions};
-use sylva_cache::CacheDir;
-use sylva_remote::RemoteStore;
+use sylva_cache::{CacheDir, ObjectStore};
 
 /// What one bake pass did, as the viewer needs it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,6 +23,7 @@ pub struct WatchPass {
 }
 
 impl WatchPass {
+    /// The pass a folder bake's result makes.
     pub fn of(result: &Result<FolderReport, FolderError>) -> Self {
         let report = match result {
             Ok(report) => report,
@@ -60,7 +60,7 @@ pub struct Watcher {
 impl Watcher {
     /// Watches `assets`, baking into `cache` what `remote` (read only) does not hold;
     /// the first pass runs at once.
-    pub fn start(assets: &Path, cache: &Path, remote: Option<Arc<RemoteStore>>) -> Self {
+    pub fn start(assets: &Path, cache: &Path, remote: Option<Arc<dyn ObjectStore>>) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let (sender, passes) = channel();
         let (assets, cache) = (assets.to_owned(), CacheDir::new(cache));
