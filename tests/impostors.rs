@@ -515,16 +515,14 @@ fn dolly(stage: &mut Stage, prop: &PropFiles, edge: f32, dithered: bool) -> Vec<
     };
     let mut changes = BucketChanges::default();
     controller.tick(&mut registry, camera_at(0).0, 0.0);
-    registry.drain_changes(&mut changes);
-    props.sync(&registry, &changes);
+    props.sync_from(&mut registry, &mut changes);
     (1..=(2.0 * DOLLY_HALF_M / STEP_M) as usize)
         .map(|step| {
             let (eye, camera) = camera_at(step);
             props.set_lod_fades(before.clone());
             let counterfactual = stage.frame(&mut props, &registry, camera, (320, 180));
             controller.tick(&mut registry, eye, step as f64);
-            registry.drain_changes(&mut changes);
-            props.sync(&registry, &changes);
+            props.sync_from(&mut registry, &mut changes);
             props.set_lod_fades(now.clone());
             [
                 stage.frame(&mut props, &registry, camera, (320, 180)),

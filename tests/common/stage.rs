@@ -94,8 +94,7 @@ impl Stage {
             registry.insert(id as u64, key, *transform, level).unwrap();
         }
         let mut changes = BucketChanges::default();
-        registry.drain_changes(&mut changes);
-        props.sync(&registry, &changes);
+        props.sync_from(&mut registry, &mut changes);
         (props, registry)
     }
 

@@ -330,8 +330,8 @@ impl PropsRoutine {
         // Loads and the viewport change the switches; comparing fades is O(1).
         self.hand_over_fades();
         let tick = self.world.tick_lod(camera.eye, now);
-        self.world.registry_mut().drain_changes(&mut self.changes);
-        self.props.sync(self.world.registry(), &self.changes);
+        self.props
+            .sync_from(self.world.registry_mut(), &mut self.changes);
         tick
     }
 

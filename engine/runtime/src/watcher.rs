@@ -1,6 +1,9 @@
 //! The baker's watcher on an assets folder, on a thread of its own: each debounced pass
 //! re-bakes what changed into the cache and is reported to the drawing thread as a
 //! [`WatchPass`], which it applies between frames, so a frame never waits for a bake.
+//! The watcher and its bake threads run at a lower scheduling priority than the drawing
+//! thread (and the driver's), so on a machine with few cores the frames stay fluid
+//! while a bake runs; the bake takes the time they leave.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -68,6 +71,12 @@ impl Watcher {
         let thread = std::thread::Builder::new()
             .name("sylva bake watcher".into())
             .spawn(move || {
+                lower_this_threads_priority();
+                // The bake's parallel stages run on threads of the same low priority.
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .thread_name(|i| format!("sylva bake {i}"))
+                    .start_handler(|_| lower_this_threads_priority())
+                    .build();
                 let on_pass = |result: &Result<FolderReport, FolderError>| {
                     let _ = sender.send(WatchPass::of(result));
                 };
@@ -75,14 +84,22 @@ impl Watcher {
                     remote: remote.as_deref().map(|r| r as _),
                     ..Sharing::default()
                 };
-                let outcome = watch(
-                    &assets,
-                    &cache,
-                    WatchOptions::default(),
-                    sharing,
-                    &flag,
-                    on_pass,
-                );
+                let watch_folder = || {
+                    watch(
+                        &assets,
+                        &cache,
+                        WatchOptions::default(),
+                        sharing,
+                        &flag,
+                        on_pass,
+                    )
+                };
+                // Without a pool of its own (the system refused threads) the bake runs
+                // on the global one.
+                let outcome = match &pool {
+                    Ok(pool) => pool.install(watch_folder),
+                    Err(_) => watch_folder(),
+                };
                 if let Err(error) = outcome {
                     let _ = sender.send(WatchPass {
                         error: Some(error.to_string()),
@@ -109,6 +126,21 @@ impl Drop for Watcher {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+    }
+}
+
+/// Lowers the calling thread's scheduling priority to nice 10, where the system allows
+/// it (Linux, which schedules threads on their own nice values); elsewhere it does
+/// nothing.
+fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `gettid` has no preconditions, and `setpriority` on the caller's own
+        // thread id only changes that thread's nice value (an error leaves it as it was).
+        unsafe {
+            let thread = libc::gettid();
+            libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, 10);
         }
     }
 }

@@ -74,6 +74,7 @@ fn main() -> Result<()> {
     let ground = props.world().terrain().sample_height(meadow.x, meadow.y);
     let centre = Vec3::new(meadow.x, ground, meadow.y);
     let (started, mut drawn, mut slowest_ms) = (Instant::now(), 0u64, 0.0f64);
+    let mut reported = (started, 0u64); // the last frame-rate line, once a second
     let mut resolution = UVec2::new(size.width, size.height);
     let configure = |resolution: UVec2| {
         let size = g20::UVec2::new(resolution.x.max(1), resolution.y.max(1));
@@ -113,6 +114,11 @@ fn main() -> Result<()> {
             };
             graph.execute(&renderer, output, command_buffers, &ready);
             drawn += 1;
+            if reported.0.elapsed().as_secs_f64() >= 1.0 {
+                let fps = (drawn - reported.1) as f64 / reported.0.elapsed().as_secs_f64();
+                println!("frame {drawn}, {fps:.1} fps");
+                reported = (Instant::now(), drawn);
+            }
             slowest_ms = slowest_ms.max(frame_started.elapsed().as_secs_f64() * 1e3);
             if frames.is_some_and(|frames| drawn >= frames) {
                 *control_flow = ControlFlow::Exit;

@@ -36,6 +36,13 @@ const NOT_RUN: &[(&str, &str, &str)] = &[
          its frame with tests/golden/embed.png",
     ),
     (
+        "Embedding sylva in your own rend3 application",
+        "cargo run --release -p sylva-windowed-example -- cache out/demo.session.ron --assets assets",
+        "another package's program, opening a window until it is closed; \
+         examples/windowed/tests/hot_reload.rs runs it under Xvfb and saves assets while it \
+         draws",
+    ),
+    (
         "The viewer",
         "cargo run --release -p sylva-viewer",
         "opens a window until it is closed; tools/sylva/tests/view.rs drives the viewer \

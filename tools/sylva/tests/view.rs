@@ -3,66 +3,15 @@
 //! the JSON summary and the saved session, which `sylva replay` must reproduce. A
 //! missing Xvfb or Vulkan driver fails the test with the reason; nothing is skipped.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use sylva_render::RgbaImage;
+use sylva_testkit::Xvfb;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// An Xvfb server on a display number it picked itself; killed when dropped.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start() -> Self {
-        let mut child = Command::new("Xvfb")
-            .args([
-                "-displayfd",
-                "1",
-                "-screen",
-                "0",
-                "1024x768x24",
-                "-nolisten",
-                "tcp",
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "Xvfb could not be started ({e}): the window tests need it; \
-                     run scripts/setup (Debian: apt-get install xvfb)"
-                )
-            });
-        let stdout = child.stdout.take().expect("Xvfb's stdout is piped");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("Xvfb reports its display");
-        let number = line.trim();
-        assert!(
-            !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()),
-            "Xvfb did not report a display number (got {line:?})"
-        );
-        Self {
-            child,
-            display: format!(":{number}"),
-        }
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn temp_dir(name: &str) -> PathBuf {

@@ -5,8 +5,15 @@
 //!   it, incrementally: a current cache costs one read of its entries.
 //! - [`nginx`]: a real nginx WebDAV server for the remote cache's tests.
 //! - [`copy_dir`]: a folder copied for a test that changes files.
+//! - [`Xvfb`]: an X display for window tests.
+//! - [`meadow_session`]: a journal painted around the meadow.
 
 pub mod nginx;
+mod session;
+mod xvfb;
+
+pub use session::meadow_session;
+pub use xvfb::Xvfb;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

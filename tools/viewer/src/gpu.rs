@@ -351,8 +351,8 @@ impl CursorLayer {
                 self.live += 1;
             }
         }
-        self.registry.drain_changes(&mut self.changes);
-        self.renderer.sync(&self.registry, &self.changes);
+        self.renderer
+            .sync_from(&mut self.registry, &mut self.changes);
     }
 }
 

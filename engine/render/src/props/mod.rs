@@ -312,6 +312,14 @@ impl PropsRenderer {
         self.release_unused_textures();
     }
 
+    /// Drains what `registry` changed into `changes` (kept for its allocations) and
+    /// applies it ([`Self::sync`]): the one call a frame for a registry that only this
+    /// renderer mirrors.
+    pub fn sync_from(&mut self, registry: &mut PlacementRegistry, changes: &mut BucketChanges) {
+        registry.drain_changes(changes);
+        self.sync(registry, changes);
+    }
+
     /// Applies what the registry changed since the last drain: forgets removed buckets
     /// and recomputes the bounds of blocks with dirty slots.
     pub fn sync(&mut self, registry: &PlacementRegistry, changes: &BucketChanges) {
