@@ -4,7 +4,7 @@
 //! after its bake; a broken one is reported and its last good version stays.
 //!
 //! ```text
-//! cargo run -p sylva-windowed-example -- CACHE_DIR SESSION.ron [--assets DIR] [--frames N]
+//! cargo run -p sylva-windowed-example -- CACHE_DIR SESSION.ron [--assets DIR] [--frames N] [--size WxH]
 //! ```
 
 use std::sync::Arc;
@@ -22,7 +22,9 @@ use winit::{dpi::PhysicalSize, window::WindowBuilder};
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [cache, session, options @ ..] = &args[..] else {
-        anyhow::bail!("usage: windowed CACHE_DIR SESSION.ron [--assets DIR] [--frames N]");
+        anyhow::bail!(
+            "usage: windowed CACHE_DIR SESSION.ron [--assets DIR] [--frames N] [--size WxH]"
+        );
     };
     let option = |name: &str| {
         options
@@ -37,7 +39,12 @@ fn main() -> Result<()> {
 
     // Your window, renderer and routines.
     let mut event_loop = EventLoop::new();
-    let size = PhysicalSize::new(960, 540);
+    let size = option("--size")
+        .flatten()
+        .map_or("960x540", |s| s.as_str())
+        .split_once('x');
+    let (width, height) = size.context("--size is WIDTHxHEIGHT")?;
+    let size = PhysicalSize::new(width.parse::<u32>()?, height.parse::<u32>()?);
     let window = WindowBuilder::new()
         .with_title("sylva")
         .with_inner_size(size)
