@@ -4,6 +4,8 @@
 //!
 //! [`LodController::new`]: crate::LodController::new
 
+pub use sylva_catalog::Visibility;
+
 use crate::LodConfigError;
 
 /// How the controller behaves. The default switches by screen-space error.
@@ -159,27 +161,8 @@ pub struct PropLod {
     pub level_errors_m: Vec<f32>,
     /// The radius of the prop's bounding sphere, in metres (prop space).
     pub radius_m: f32,
+    /// When it is too small or too far to draw (the catalog's, resolved per prop).
     pub visibility: Visibility,
-}
-
-/// When a prop is too small or too far to draw.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Visibility {
-    /// A placement whose bounding sphere covers fewer pixels across than this is culled;
-    /// 0 never culls by size.
-    pub min_size_px: f32,
-    /// A placement farther than this (metres) is culled, whatever its size.
-    pub max_distance_m: Option<f32>,
-}
-
-impl Default for Visibility {
-    /// Culled below 1 pixel across, no distance limit.
-    fn default() -> Self {
-        Self {
-            min_size_px: 1.0,
-            max_distance_m: None,
-        }
-    }
 }
 
 impl PropLod {
@@ -201,21 +184,21 @@ impl PropLod {
                 radius: self.radius_m,
             });
         }
-        self.visibility.check()
+        check_visibility(&self.visibility)
     }
 }
 
-impl Visibility {
-    pub fn check(&self) -> Result<(), LodConfigError> {
-        let size = self.min_size_px;
-        if !(size.is_finite() && size >= 0.0) {
-            return Err(LodConfigError::BadMinSize { pixels: size });
-        }
-        if let Some(distance) = self.max_distance_m {
-            if !(distance.is_finite() && distance > 0.0) {
-                return Err(LodConfigError::BadMaxDistance { metres: distance });
-            }
-        }
-        Ok(())
+/// A resolved visibility the controller can use: the catalog refuses bad overrides, but
+/// a description may come from elsewhere.
+fn check_visibility(visibility: &Visibility) -> Result<(), LodConfigError> {
+    let size = visibility.min_size_px;
+    if !(size.is_finite() && size >= 0.0) {
+        return Err(LodConfigError::BadMinSize { pixels: size });
     }
+    if let Some(distance) = visibility.max_distance_m {
+        if !(distance.is_finite() && distance > 0.0) {
+            return Err(LodConfigError::BadMaxDistance { metres: distance });
+        }
+    }
+    Ok(())
 }

@@ -11,9 +11,7 @@ use std::sync::Arc;
 use glam::{Vec2, Vec3};
 use rustc_hash::FxHashMap;
 use sylva_buckets::{scale_of, Member, PlacementRegistry, PropKey, PropShape, RegistryError};
-use sylva_lod::{
-    LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport, Visibility,
-};
+use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport};
 use sylva_scatter::{
     Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
     Session, SessionError,
@@ -110,10 +108,7 @@ impl World {
         let lod = PropLod {
             level_errors_m,
             radius_m,
-            visibility: Visibility {
-                min_size_px: visibility.min_size_px,
-                max_distance_m: visibility.max_distance_m,
-            },
+            visibility,
         };
         self.lod.set_prop(key, lod)?;
         Ok(key)
