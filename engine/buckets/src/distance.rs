@@ -39,7 +39,16 @@ pub trait DistanceLevels {
     /// skips the placements it proves inside it.
     fn keeps_level(&self, member: Member, level: u8) -> RangeInclusive<f32>;
 
-    /// A number that changes whenever any answer of the rule may have changed (a prop's
-    /// switch distances, the viewport): proofs made under another revision are dropped.
+    /// A number that changes whenever the answers for every prop may have changed (the
+    /// viewport, the tolerance): proofs made under another revision are dropped.
     fn revision(&self) -> u64;
+
+    /// A number that changes whenever the answers for `prop` alone may have changed
+    /// (its switch distances described anew): proofs of its placements are dropped and
+    /// the others kept. The default, for rules that treat every prop alike, never
+    /// changes.
+    fn prop_revision(&self, prop: PropKey) -> u64 {
+        let _ = prop;
+        0
+    }
 }

@@ -10,7 +10,8 @@
 //! step of one of their own switch distances — a thin annulus around each switch, per
 //! prop and scale — whatever the world's size; a still camera's costs nothing; a new
 //! rule revision, or a jump that makes a large share due at once, tests every
-//! placement in row order.
+//! placement in row order, and a prop described anew tests its own placements (and
+//! those due) in one scan of the rows.
 //!
 //! Invariants, kept by [`LevelProofs::push`], [`LevelProofs::swap_remove`] and
 //! [`LevelProofs::note_level`] (the table calls them for every row it writes):
@@ -26,7 +27,7 @@ use glam::{DVec3, Vec3};
 
 use crate::distance::{DistanceLevels, Member};
 use crate::schedule::{slot_of, Schedule};
-use crate::CULLED_LEVEL;
+use crate::{PropKey, CULLED_LEVEL};
 
 /// A placement's squared distance is computed in f32 (a subtraction, a square and a sum
 /// per axis: within a relative 2⁻²¹ of the truth, more than twice over) and its proof in
@@ -69,6 +70,10 @@ pub(crate) struct LevelProofs {
     /// The rows a pass takes from the schedule, kept for its allocation.
     due_now: Vec<u32>,
     last_pass: Option<LastPass>,
+    /// By prop index: the rule's revision for the prop at the last pass, and whether it
+    /// changed since (scratch of a pass). As long as the largest prop index pushed.
+    prop_revisions: Vec<u64>,
+    prop_changed: Vec<bool>,
 }
 
 /// Where the last pass was made, and under which revision of the rule.
@@ -83,6 +88,11 @@ impl LevelProofs {
     /// `level`: tested at the next pass.
     pub(crate) fn push(&mut self, row: u32, member: Member, position: Vec3, level: u8) {
         debug_assert_eq!(row as usize, self.rows.len());
+        let props = member.prop.index() as usize + 1;
+        if self.prop_revisions.len() < props {
+            self.prop_revisions.resize(props, 0);
+            self.prop_changed.resize(props, false);
+        }
         self.rows.push(Proof {
             holds_until: self.odometer,
             position,
@@ -170,6 +180,7 @@ impl LevelProofs {
             }
             _ => None,
         };
+        let props_changed = self.note_prop_revisions(rule);
         let mut pass = Pass {
             camera,
             camera_f64,
@@ -179,7 +190,10 @@ impl LevelProofs {
             tested: 0,
         };
         match last_slot {
-            Some(last_slot) if due_now.len() <= FULL_PASS_MIN_DUE.max(self.rows.len() / 4) => {
+            Some(last_slot)
+                if !props_changed
+                    && due_now.len() <= FULL_PASS_MIN_DUE.max(self.rows.len() / 4) =>
+            {
                 // In row order, each row once however many entries it had.
                 due_now.sort_unstable();
                 due_now.dedup();
@@ -198,10 +212,18 @@ impl LevelProofs {
                 }
             }
             _ => {
-                // Every proof is made again, from this reading on.
+                // One scan of the rows: every row under a new rule revision, else those
+                // due or of a prop described anew; every proof is filed again.
                 self.schedule.restart_at(self.odometer);
                 for row in 0..self.rows.len() as u32 {
-                    self.test(row, &mut pass);
+                    let proof = &self.rows[row as usize];
+                    let retest = last_slot.is_none_or(|last| {
+                        slot_of(proof.holds_until) <= last
+                            || self.prop_changed[proof.member.prop.index() as usize]
+                    });
+                    if retest {
+                        self.test(row, &mut pass);
+                    }
                     self.schedule_row(row);
                 }
             }
@@ -213,6 +235,21 @@ impl LevelProofs {
             revision,
         });
         pass.tested
+    }
+
+    /// Notes the rule's revision for every prop pushed so far, marking in
+    /// `prop_changed` those that changed since the last pass; true if any did.
+    fn note_prop_revisions(&mut self, rule: &impl DistanceLevels) -> bool {
+        let mut any = false;
+        for (index, (seen, changed)) in
+            (0u32..).zip(self.prop_revisions.iter_mut().zip(&mut self.prop_changed))
+        {
+            let revision = rule.prop_revision(PropKey(index));
+            *changed = revision != *seen;
+            any |= *changed;
+            *seen = revision;
+        }
+        any
     }
 
     /// Tests row `row` from `pass`'s camera: records a change of level, and proves the
@@ -400,6 +437,53 @@ mod tests {
         let tested = proofs.relevel(Vec3::new(1_000.0, 0.0, 0.0), &Ring, &mut changes);
         assert_eq!((tested, changes.len()), (2_000, 2_000));
         assert!(proofs.rows.iter().all(|p| p.holds_until == f64::INFINITY));
+    }
+
+    /// [`Ring`], with prop 1's own revision `prop_1`.
+    struct RingDescribed {
+        prop_1: u64,
+    }
+
+    impl DistanceLevels for RingDescribed {
+        fn next_level(&self, member: Member, level: u8, distance_sq: f32) -> u8 {
+            Ring.next_level(member, level, distance_sq)
+        }
+
+        fn keeps_level(&self, member: Member, level: u8) -> RangeInclusive<f32> {
+            Ring.keeps_level(member, level)
+        }
+
+        fn revision(&self) -> u64 {
+            0
+        }
+
+        fn prop_revision(&self, prop: PropKey) -> u64 {
+            if prop == PropKey(1) {
+                self.prop_1
+            } else {
+                0
+            }
+        }
+    }
+
+    #[test]
+    fn a_prop_described_anew_retests_its_own_rows_only() {
+        let mut proofs = LevelProofs::default();
+        for row in 0..6 {
+            let member = Member {
+                prop: PropKey(row % 2),
+                scale: 1.0,
+            };
+            proofs.push(row, member, Vec3::new(15.0, 0.0, row as f32 * 0.1), 0);
+        }
+        let mut changes = vec![];
+        let rule = RingDescribed { prop_1: 0 };
+        assert_eq!(proofs.relevel(Vec3::ZERO, &rule, &mut changes), 6);
+        assert_eq!(proofs.relevel(Vec3::ZERO, &rule, &mut changes), 0);
+        let rule = RingDescribed { prop_1: 7 };
+        assert_eq!(proofs.relevel(Vec3::ZERO, &rule, &mut changes), 3);
+        assert_eq!(proofs.relevel(Vec3::ZERO, &rule, &mut changes), 0);
+        assert!(changes.is_empty());
     }
 
     #[test]

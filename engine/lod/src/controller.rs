@@ -63,6 +63,13 @@ impl DistanceLevels for Rule {
             Rule::Screen(screen) => screen.revision(),
         }
     }
+
+    fn prop_revision(&self, prop: PropKey) -> u64 {
+        match self {
+            Rule::Fixed(bands) => bands.prop_revision(prop),
+            Rule::Screen(screen) => screen.prop_revision(prop),
+        }
+    }
 }
 
 /// Moves placements between LOD levels as the camera moves, by 3D distance from the

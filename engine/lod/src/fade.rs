@@ -56,7 +56,7 @@ impl PartialEq for LodFades {
                     half_width_m: other_half_width,
                 },
             ) => edges_m == other_edges && half_width_m == other_half_width,
-            (FadeKind::Screen(a), FadeKind::Screen(b)) => a.revision == b.revision,
+            (FadeKind::Screen(a), FadeKind::Screen(b)) => a.any_revision == b.any_revision,
             _ => false,
         };
         same_kind && self.hard == other.hard

@@ -103,15 +103,23 @@ pub struct Switches {
     pub(crate) settings: ScreenError,
     /// By prop key index; `None` for props not described yet.
     pub(crate) props: Vec<Option<(PropLod, PropSwitches)>>,
-    pub(crate) revision: u64,
+    /// Changes with any change: what the fades compare.
+    pub(crate) any_revision: u64,
+    /// Changes with the settings, which move every prop's switches.
+    settings_revision: u64,
+    /// By prop key index: changes when that prop is described (0 before).
+    prop_revisions: Vec<u64>,
 }
 
 impl Switches {
     pub(crate) fn new(settings: ScreenError) -> Self {
+        let revision = fresh_revision();
         Self {
             settings,
             props: Vec::new(),
-            revision: fresh_revision(),
+            any_revision: revision,
+            settings_revision: revision,
+            prop_revisions: Vec::new(),
         }
     }
 
@@ -140,10 +148,12 @@ impl Switches {
         let index = prop.index() as usize;
         if self.props.len() <= index {
             self.props.resize(index + 1, None);
+            self.prop_revisions.resize(index + 1, 0);
         }
         let switches = PropSwitches::new(&lod, &self.settings);
         self.props[index] = Some((lod, switches));
-        self.revision = fresh_revision();
+        self.any_revision = fresh_revision();
+        self.prop_revisions[index] = self.any_revision;
     }
 
     pub(crate) fn set_settings(&mut self, settings: ScreenError) {
@@ -151,7 +161,8 @@ impl Switches {
             *switches = PropSwitches::new(lod, &settings);
         }
         self.settings = settings;
-        self.revision = fresh_revision();
+        self.any_revision = fresh_revision();
+        self.settings_revision = self.any_revision;
     }
 }
 
@@ -224,7 +235,7 @@ impl DistanceLevels for ScreenRule {
     }
 
     /// A prop not described yet keeps whatever level it has; it is re-banded once
-    /// described (a new revision).
+    /// described (a new revision of its own).
     fn keeps_level(&self, member: Member, level: u8) -> RangeInclusive<f32> {
         match self.switches.prop(member.prop) {
             Some(switches) => {
@@ -236,7 +247,12 @@ impl DistanceLevels for ScreenRule {
     }
 
     fn revision(&self) -> u64 {
-        self.switches.revision
+        self.switches.settings_revision
+    }
+
+    fn prop_revision(&self, prop: PropKey) -> u64 {
+        let revisions = &self.switches.prop_revisions;
+        revisions.get(prop.index() as usize).copied().unwrap_or(0)
     }
 }
 
