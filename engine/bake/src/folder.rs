@@ -271,7 +271,7 @@ pub struct FolderReport {
     /// Assets dropped from the manifest because their source is gone.
     pub removed_assets: Vec<String>,
     pub manifest_written: bool,
-    /// The lockfile of this bake (written when [`BakeOptions::lock`] names a file).
+    /// The lockfile of this bake (written when [`Sharing::lock`] names a file).
     pub lock: Option<Lockfile>,
     pub lock_written: bool,
     /// Files uploaded to the remote cache (entries, blobs and key records).

@@ -7,9 +7,9 @@
 //! into another at any level. (There is no gutter; the sampler must clamp to the
 //! cell, half a texel in, at the level it reads.) At level 0 the alpha of a part under a
 //! texel wide is lifted so that the alpha test draws it as wide as it is
-//! ([`thin_parts_kept`]); below level 0 each cell's alpha is scaled so that as many
-//! texels pass the runtime's alpha test as at level 0 ([`coverage_keeping_scale`]). Empty texels touching covered ones
-//! take their colour, normal and depth at alpha 0 ([`fringe`]), so a bilinear tap
+//! (`thin_parts_kept`); below level 0 each cell's alpha is scaled so that as many
+//! texels pass the runtime's alpha test as at level 0 (`coverage_keeping_scale`). Empty texels touching covered ones
+//! take their colour, normal and depth at alpha 0 (`fringe`), so a bilinear tap
 //! across a silhouette sees no black.
 
 use crate::octahedral::{encode, normalized};

@@ -56,7 +56,7 @@ pub struct LevelStats {
     pub triangles: usize,
     pub achieved_ratio: f32,
     /// Relative to the part's extent, as meshoptimizer reports it (with the colour error,
-    /// weighed by [`COLOR_WEIGHT`], for a part of several colours).
+    /// weighed by `COLOR_WEIGHT`, for a part of several colours).
     pub error: f32,
     /// How far the finished level strays from the full mesh, in metres
     /// ([`super::level_deviation`]; the chain fills it in once the level is final).
