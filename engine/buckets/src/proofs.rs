@@ -65,7 +65,8 @@ pub(crate) struct LevelProofs {
     rows: Vec<Proof>,
     /// Rows by the odometer reading at which their proof runs out.
     schedule: Schedule,
-    /// The distance the camera travelled between the passes since the last full one.
+    /// The distance the camera has travelled between passes; it only grows, so every
+    /// reading stays comparable whatever passes came between.
     odometer: f64,
     /// The rows a pass takes from the schedule, kept for its allocation.
     due_now: Vec<u32>,
