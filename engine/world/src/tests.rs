@@ -215,10 +215,11 @@ fn a_fills_instances_fill_buckets_in_compact_blocks_of_slots() {
     world
         .fill(&request, &mut |_, _| std::ops::ControlFlow::Continue(()))
         .unwrap();
-    // The renderer culls 64 slots at a time: a block spans tiles of a few tens of
-    // metres, not a row of the 512 m world (in the fill's own row order, almost every
-    // block would span the world: 400–500 m). Sparse props make wider blocks, and
-    // one where the Z-order curve jumps a quadrant boundary may still be wide.
+    // The renderer culls blocks of neighbouring slots, and nodes of many blocks: 64
+    // slots span tiles of a few tens of metres, not a row of the 512 m world (in the
+    // fill's own row order, almost every 64 slots would span the world: 400–500 m).
+    // Sparse props make wider blocks, and one where the Z-order curve jumps a quadrant
+    // boundary may still be wide.
     let mut spans = Vec::new();
     for (_, bucket) in world.registry().buckets() {
         for block in bucket.transforms().chunks(64).filter(|b| b.len() == 64) {

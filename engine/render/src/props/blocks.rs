@@ -14,8 +14,11 @@ use sylva_buckets::scale_of;
 
 use super::sphere::Sphere;
 
-/// Slots per block: 64 instances share one test where a view sees all or none of them.
-pub const BLOCK_SLOTS: usize = 64;
+/// Slots per block: 16 instances share one test where a view sees all or none of them.
+/// Measured on the 1 M-placement flying camera, 16 culls 10 % faster than 64 (fewer
+/// instance tests in blocks on a view's edge; sparse buckets' blocks span hundreds of
+/// metres) and 8 slower (more nodes).
+pub const BLOCK_SLOTS: usize = 16;
 
 /// Where the instances of one block stand.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -257,20 +260,25 @@ pub(crate) mod tests {
 
     #[test]
     fn only_blocks_with_changes_are_recomputed_and_shrinking_trims_the_last() {
-        let mut transforms: Vec<Mat4> = (0..130).map(|i| placed(i as f32, 1.0)).collect();
+        let live = 2 * BLOCK_SLOTS + 2;
+        let mut transforms: Vec<Mat4> = (0..live).map(|i| placed(i as f32, 1.0)).collect();
         let mut blocks = SlotBlocks::default();
-        blocks.update(&transforms, &[0..130], 130);
+        blocks.update(&transforms, &[0..live as u32], live);
         assert_eq!(blocks.levels[0].len(), 3);
         // Slot 5 moves far away: its block grows, the others keep their bounds.
         transforms[5] = placed(1000.0, 1.0);
         let before = blocks.clone();
-        blocks.update(&transforms, &[5..6], 130);
+        blocks.update(&transforms, &[5..6], live);
         assert_ne!(blocks.levels[0][0], before.levels[0][0]);
         assert_eq!(blocks.levels[0][1], before.levels[0][1]);
-        // Down to 100 live slots: two blocks, the last bounding slots 64..100 only.
-        blocks.update(&transforms, &[], 100);
+        // Down to a block and a half: two blocks, the last bounding its live slots only.
+        let live = BLOCK_SLOTS * 3 / 2;
+        blocks.update(&transforms, &[], live);
         assert_eq!(blocks.levels[0].len(), 2);
-        assert_eq!(blocks.levels[0][1], SlotBlock::of(&transforms[64..100]));
+        assert_eq!(
+            blocks.levels[0][1],
+            SlotBlock::of(&transforms[BLOCK_SLOTS..live])
+        );
     }
 
     /// A bucket as the registry keeps it: dense, swap-remove, appends at the end.
@@ -355,7 +363,7 @@ pub(crate) mod tests {
             dirty: Vec::new(),
         };
         let mut blocks = SlotBlocks::default();
-        // Grows past two levels above the blocks (16 × 16 × 64 = 16,384 slots), then
+        // Grows past two levels above the blocks (16 × 16 × 16 = 4,096 slots), then
         // shrinks back below one node, a frame's worth of changes at a time.
         for frame in 0..60 {
             let (appends, removes) = if frame < 30 { (900, 200) } else { (150, 1100) };

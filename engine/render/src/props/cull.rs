@@ -112,6 +112,51 @@ impl LightReach {
     }
 }
 
+/// A view culling tests spheres against: the camera, or a light's shadow box seen
+/// through the camera (casters whose shadow can fall into the camera's view).
+#[derive(Clone, Copy, Debug)]
+pub enum View<'a> {
+    Camera(Frustum),
+    Shadow {
+        light: Frustum,
+        camera: Frustum,
+        /// Where the light's shadows end; `None` keeps its whole box.
+        reach: Option<&'a LightReach>,
+    },
+}
+
+impl View<'_> {
+    /// Whether the view draws an instance with this bounding sphere.
+    pub fn draws(&self, center: Vec3, radius: f32) -> bool {
+        match self {
+            View::Camera(camera) => camera.intersects_sphere(center, radius),
+            View::Shadow {
+                light,
+                camera,
+                reach,
+            } => {
+                light.intersects_sphere(center, radius)
+                    && reach.is_none_or(|l| camera.may_hold_shadow_of(center, radius, l))
+            }
+        }
+    }
+
+    /// Whether the view draws every instance whose sphere is inside this one.
+    pub fn holds_all(&self, center: Vec3, radius: f32) -> bool {
+        match self {
+            View::Camera(camera) => camera.contains_sphere(center, radius),
+            View::Shadow {
+                light,
+                camera,
+                reach,
+            } => {
+                light.contains_sphere(center, radius)
+                    && reach.is_none_or(|l| camera.holds_shadows_of_all(center, radius, l))
+            }
+        }
+    }
+}
+
 /// A bucket's live instances as culling sees them.
 pub struct Instances<'a> {
     /// The live slots' transforms.
@@ -190,66 +235,93 @@ impl BucketSlots {
         steady + self.with_finer.len() + self.with_coarser.len()
     }
 
-    /// Fills these with the slots whose instance the view draws (`draws` of its
-    /// sphere's centre and radius), walking the bucket's tree of bounds from the top: a
-    /// node whose bounding sphere `draws` refuses is skipped whole, and one that
-    /// `holds_all` (every sphere inside it would be drawn) with every origin in the
-    /// steady distances of every scale in it is taken whole; only the nodes on the view's edge or
-    /// across a fade look at their children, and only blocks there at their instances.
-    /// A stroke's placements sit in neighbouring slots, so runs are long.
-    pub fn cull(
-        &mut self,
-        instances: &Instances,
-        band: &Band,
-        draws: impl Fn(Vec3, f32) -> bool,
-        holds_all: impl Fn(Vec3, f32) -> bool,
-    ) {
-        self.clear();
-        let mut walk = Walk {
-            instances,
-            band,
-            draws: &draws,
-            holds_all: &holds_all,
-            open: None,
-        };
-        if let Some(top) = instances.blocks.top() {
-            walk.node(self, top);
+    /// Fills `out[v]` with the slots whose instance `views[v]` draws, for every view
+    /// at once: one walk of the bucket's tree of bounds from the top, so the views
+    /// share each node's sphere and each instance's sphere, distance and fade. A node
+    /// a view refuses is skipped whole for it, and one the view `holds_all` of, with
+    /// every origin in the steady distances of every scale in it, is taken whole;
+    /// only nodes on a view's edge or across a fade look at their children, and only
+    /// blocks there at their instances. A stroke's placements sit in neighbouring
+    /// slots, so runs are long.
+    pub fn cull_views(out: &mut [BucketSlots], instances: &Instances, band: &Band, views: &[View]) {
+        assert_eq!(out.len(), views.len(), "one list of slots per view");
+        for (out, views) in out.chunks_mut(MASK_VIEWS).zip(views.chunks(MASK_VIEWS)) {
+            out.iter_mut().for_each(BucketSlots::clear);
+            let mut walk = Walk {
+                instances,
+                band,
+                views,
+                open: vec![None; views.len()],
+            };
+            if let Some(top) = instances.blocks.top() {
+                walk.node(out, top, (1 << views.len()) - 1);
+            }
+            for view in 0..views.len() {
+                walk.close(out, view);
+            }
         }
-        walk.close(self);
     }
 }
 
-/// One walk of a bucket's tree of bounds.
-struct Walk<'a, D, H> {
-    instances: &'a Instances<'a>,
-    band: &'a Band<'a>,
-    draws: &'a D,
-    holds_all: &'a H,
-    /// The steady run being built.
-    open: Option<Range<u32>>,
+/// How many views one walk follows: a bit each in a mask.
+const MASK_VIEWS: usize = 32;
+
+/// The views of `mask`, by index, lowest first.
+fn views_in(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let view = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            view
+        })
+    })
 }
 
-impl<D: Fn(Vec3, f32) -> bool, H: Fn(Vec3, f32) -> bool> Walk<'_, D, H> {
-    fn node(&mut self, out: &mut BucketSlots, node: Node) {
+/// One walk of a bucket's tree of bounds for several views.
+struct Walk<'a> {
+    instances: &'a Instances<'a>,
+    band: &'a Band<'a>,
+    views: &'a [View<'a>],
+    /// Each view's steady run being built.
+    open: Vec<Option<Range<u32>>>,
+}
+
+impl Walk<'_> {
+    /// Walks `node` for the views in `active` (a bit each).
+    fn node(&mut self, out: &mut [BucketSlots], node: Node, active: u32) {
         let instances = self.instances;
         let live = instances.transforms.len();
         let slots = instances.blocks.slots(node, live);
         let bounds = instances.blocks.bounds(node);
         let (center, radius) = bounds.sphere(instances.part);
-        if !(self.draws)(center, radius) {
-            return self.close(out);
-        }
-        let all_seen = (self.holds_all)(center, radius);
-        if all_seen {
-            let (near, far) = bounds.origin_distances(self.band.eye);
-            let steady = self.band.steady(bounds.scales());
-            if near >= steady.0 && far <= steady.1 {
-                return self.extend(out, slots);
+        let mut steady = None;
+        // The views that look inside, and among them those that see all of it.
+        let (mut inside, mut all_seen) = (0u32, 0u32);
+        for view in views_in(active) {
+            if !self.views[view].draws(center, radius) {
+                self.close(out, view);
+                continue;
             }
+            if self.views[view].holds_all(center, radius) {
+                let whole = *steady.get_or_insert_with(|| {
+                    let (near, far) = bounds.origin_distances(self.band.eye);
+                    let steady = self.band.steady(bounds.scales());
+                    near >= steady.0 && far <= steady.1
+                });
+                if whole {
+                    self.extend(out, view, slots.clone());
+                    continue;
+                }
+                all_seen |= 1 << view;
+            }
+            inside |= 1 << view;
+        }
+        if inside == 0 {
+            return;
         }
         if !node.is_block() {
             for child in instances.blocks.children(node) {
-                self.node(out, child);
+                self.node(out, child, inside);
             }
             return;
         }
@@ -257,42 +329,51 @@ impl<D: Fn(Vec3, f32) -> bool, H: Fn(Vec3, f32) -> bool> Walk<'_, D, H> {
         for slot in slots {
             let model = &instances.transforms[slot as usize];
             let scale = instances.blocks.scale(slot);
-            let seen = all_seen || {
+            let mut seen = all_seen;
+            if inside != all_seen {
                 let center = model.transform_point3(part.center);
-                (self.draws)(center, part.radius * scale)
-            };
-            if !seen {
-                self.close(out);
+                for view in views_in(inside & !all_seen) {
+                    if self.views[view].draws(center, part.radius * scale) {
+                        seen |= 1 << view;
+                    } else {
+                        self.close(out, view);
+                    }
+                }
+            }
+            if seen == 0 {
                 continue;
             }
             let distance = model.w_axis.truncate().distance(self.band.eye);
-            match self.band.classify(scale, distance) {
-                None => self.extend(out, slot..slot + 1),
-                Some(fade) => {
-                    self.close(out);
-                    match fade {
-                        Ok(share) => out.with_finer.push((slot, share)),
-                        Err(share) => out.with_coarser.push((slot, share)),
+            let fade = self.band.classify(scale, distance);
+            for view in views_in(seen) {
+                match fade {
+                    None => self.extend(out, view, slot..slot + 1),
+                    Some(fade) => {
+                        self.close(out, view);
+                        match fade {
+                            Ok(share) => out[view].with_finer.push((slot, share)),
+                            Err(share) => out[view].with_coarser.push((slot, share)),
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Adds steady slots: a range continuing the open run extends it.
-    fn extend(&mut self, out: &mut BucketSlots, slots: Range<u32>) {
-        match &mut self.open {
+    /// Adds steady slots to `view`'s list: a range continuing its open run extends it.
+    fn extend(&mut self, out: &mut [BucketSlots], view: usize, slots: Range<u32>) {
+        match &mut self.open[view] {
             Some(run) if run.end == slots.start => run.end = slots.end,
             _ => {
-                self.close(out);
-                self.open = Some(slots);
+                self.close(out, view);
+                self.open[view] = Some(slots);
             }
         }
     }
 
-    fn close(&mut self, out: &mut BucketSlots) {
-        if let Some(run) = self.open.take() {
-            out.steady.push(run);
+    fn close(&mut self, out: &mut [BucketSlots], view: usize) {
+        if let Some(run) = self.open[view].take() {
+            out[view].steady.push(run);
         }
     }
 }
@@ -593,11 +674,11 @@ mod tests {
                 blocks: &blocks,
                 part,
             };
-            let one_by_one = |draws: &dyn Fn(Vec3, f32) -> bool| -> Vec<u32> {
+            let one_by_one = |view: &View| -> Vec<u32> {
                 (0..transforms.len() as u32)
                     .filter(|&slot| {
                         let (c, r) = part.transformed(&transforms[slot as usize]);
-                        draws(c, r)
+                        view.draws(c, r)
                     })
                     .collect()
             };
@@ -611,27 +692,34 @@ mod tests {
                 level: 0,
                 levels: 1,
             };
-            let mut own = BucketSlots::default();
-            let seen = |c, r| camera.intersects_sphere(c, r);
-            own.cull(&instances, &band, seen, |c, r| camera.contains_sphere(c, r));
-            let mut list = VisibleSlots::default();
-            list.add_draw(key, &own, None, None);
-            let expected = one_by_one(&seen);
-            assert!(!expected.is_empty() && expected.len() < transforms.len());
-            assert_eq!(slots_of(&list), expected, "camera, round {round}");
-            assert_eq!(list.range(&key), Some(0..expected.len() as u32));
-
-            let casts = |c: Vec3, r| {
-                shadows.intersects_sphere(c, r) && camera.may_hold_shadow_of(c, r, &light)
-            };
-            own.cull(&instances, &band, casts, |c, r| {
-                shadows.contains_sphere(c, r) && camera.holds_shadows_of_all(c, r, &light)
-            });
-            let mut list = VisibleSlots::default();
-            list.add_draw(key, &own, None, None);
-            let expected = one_by_one(&casts);
-            assert!(!expected.is_empty() && expected.len() < transforms.len());
-            assert_eq!(slots_of(&list), expected, "shadows, round {round}");
+            // The camera, a light whose shadows reach a floor, and one keeping its box.
+            let views = [
+                View::Camera(camera),
+                View::Shadow {
+                    light: shadows,
+                    camera,
+                    reach: Some(&light),
+                },
+                View::Shadow {
+                    light: shadows,
+                    camera,
+                    reach: None,
+                },
+            ];
+            let mut culled = vec![BucketSlots::default(); views.len()];
+            BucketSlots::cull_views(&mut culled, &instances, &band, &views);
+            for (view, (test, own)) in views.iter().zip(&culled).enumerate() {
+                let mut list = VisibleSlots::default();
+                list.add_draw(key, own, None, None);
+                let expected = one_by_one(test);
+                assert!(!expected.is_empty() && expected.len() < transforms.len());
+                assert_eq!(slots_of(&list), expected, "view {view}, round {round}");
+                assert_eq!(list.range(&key), Some(0..expected.len() as u32));
+                // Culled alone, each view lists the same slots in the same runs.
+                let mut alone = [BucketSlots::default()];
+                BucketSlots::cull_views(&mut alone, &instances, &band, &views[view..=view]);
+                assert_eq!(alone[0], *own, "view {view} alone, round {round}");
+            }
         }
     }
 
@@ -717,11 +805,11 @@ mod tests {
                 level: level as u8,
                 levels: 2,
             };
-            culled[level].cull(
+            BucketSlots::cull_views(
+                std::slice::from_mut(&mut culled[level]),
                 &instances,
                 &band,
-                |c, r| camera.intersects_sphere(c, r),
-                |c, r| camera.contains_sphere(c, r),
+                &[View::Camera(camera)],
             );
             assert_eq!(culled[level].len(), at.len());
         }

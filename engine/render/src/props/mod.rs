@@ -33,7 +33,7 @@ pub use pipelines::INSTANCE_STRIDE;
 
 use bucket::BucketBounds;
 pub use cull::LightReach;
-use cull::{Band, BucketSlots, Frustum, Instances, VisibleList};
+use cull::{Band, BucketSlots, Frustum, Instances, View, VisibleList};
 use pipelines::Pipelines;
 pub use upload::TextureUpload;
 use upload::{BindingTexture, DefaultTextures, GpuPart};
@@ -387,13 +387,20 @@ impl PropsRenderer {
             }
         }
         let camera = Frustum::from_view_proj(view_proj);
-        let lights: Vec<(Frustum, Option<&LightReach>)> = for_views
-            .lights
-            .iter()
-            .enumerate()
-            .map(|(i, view_proj)| (Frustum::from_view_proj(*view_proj), light_reach.get(i)))
+        let tests: Vec<View> = std::iter::once(View::Camera(camera))
+            .chain(
+                for_views
+                    .lights
+                    .iter()
+                    .enumerate()
+                    .map(|(i, view_proj)| View::Shadow {
+                        light: Frustum::from_view_proj(*view_proj),
+                        camera,
+                        reach: light_reach.get(i),
+                    }),
+            )
             .collect();
-        let views = 1 + lights.len();
+        let views = tests.len();
         while self.views.len() < views {
             self.views.push(VisibleList::new(renderer));
         }
@@ -452,34 +459,15 @@ impl PropsRenderer {
                     level: key.lod,
                     levels: shape.levels(),
                 };
-                let (seen, shadows) = culled[index * views..(index + 1) * views].split_at_mut(1);
-                seen[0].cull(
-                    &instances,
-                    &band,
-                    |c, r| camera.intersects_sphere(c, r),
-                    |c, r| camera.contains_sphere(c, r),
-                );
+                let culled = &mut culled[index * views..(index + 1) * views];
+                BucketSlots::cull_views(culled, &instances, &band, &tests);
                 let level = usize::from(key.lod);
                 if stats.instances_per_lod.len() <= level {
                     stats.instances_per_lod.resize(level + 1, 0);
                 }
-                stats.instances_per_lod[level] += seen[0].len();
-                stats.instances += seen[0].len();
-                for (view, (frustum, light)) in shadows.iter_mut().zip(&lights) {
-                    view.cull(
-                        &instances,
-                        &band,
-                        |c, r| {
-                            frustum.intersects_sphere(c, r)
-                                && light.is_none_or(|l| camera.may_hold_shadow_of(c, r, l))
-                        },
-                        |c, r| {
-                            frustum.contains_sphere(c, r)
-                                && light.is_none_or(|l| camera.holds_shadows_of_all(c, r, l))
-                        },
-                    );
-                    stats.shadow_instances += view.len();
-                }
+                stats.instances_per_lod[level] += culled[0].len();
+                stats.instances += culled[0].len();
+                stats.shadow_instances += culled[1..].iter().map(BucketSlots::len).sum::<usize>();
             }
             // The bucket a part draws at `lod`: the impostor is one bucket for all parts.
             let index_of = |part: u16, lod: u8| {
