@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec3, Vec4};
 
 use sylva_buckets::scale_of;
 
@@ -42,19 +42,20 @@ impl SlotBlock {
     /// The bounds of `transforms` (the tests' reference).
     #[cfg(test)]
     fn of(transforms: &[Mat4]) -> Self {
-        Self::measure(transforms, &mut vec![0.0; transforms.len()])
+        Self::measure(transforms, &mut vec![Vec4::ZERO; transforms.len()])
     }
 
-    /// The bounds of `transforms`, writing each one's scale into `scales`.
-    fn measure(transforms: &[Mat4], scales: &mut [f32]) -> Self {
+    /// The bounds of `transforms`, writing each one's origin and scale into `slots`.
+    fn measure(transforms: &[Mat4], slots: &mut [Vec4]) -> Self {
         let mut block = Self::EMPTY;
-        for (model, scale) in transforms.iter().zip(scales) {
+        for (model, slot) in transforms.iter().zip(slots) {
             let origin = model.w_axis.truncate();
-            *scale = scale_of(model);
+            let scale = scale_of(model);
+            *slot = origin.extend(scale);
             block.min = block.min.min(origin);
             block.max = block.max.max(origin);
-            block.min_scale = block.min_scale.min(*scale);
-            block.max_scale = block.max_scale.max(*scale);
+            block.min_scale = block.min_scale.min(scale);
+            block.max_scale = block.max_scale.max(scale);
         }
         block
     }
@@ -86,10 +87,7 @@ impl SlotBlock {
     pub fn sphere(&self, part: Sphere) -> (Vec3, f32) {
         let center = 0.5 * (self.min + self.max);
         let spread = 0.5 * (self.max - self.min).length();
-        (
-            center,
-            spread + self.max_scale * (part.center.length() + part.radius),
-        )
+        (center, spread + self.max_scale * part.reach())
     }
 }
 
@@ -105,9 +103,10 @@ pub const FANOUT: usize = 16;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SlotBlocks {
     levels: Vec<Vec<SlotBlock>>,
-    /// Each live slot's scale (its transform's largest axis), so testing instances one
-    /// by one takes no square roots.
-    scales: Vec<f32>,
+    /// Each live slot's origin and scale (its transform's largest axis): 16 bytes an
+    /// instance where its transform is 64, so testing instances one by one reads a
+    /// quarter of the memory and takes no square roots (the cull is memory-bound).
+    slots: Vec<Vec4>,
 }
 
 impl SlotBlocks {
@@ -120,15 +119,15 @@ impl SlotBlocks {
             self.levels.push(Vec::new());
         }
         let blocks = &mut self.levels[0];
-        let scales = &mut self.scales;
-        scales.resize(live, 0.0);
+        let origins = &mut self.slots;
+        origins.resize(live, Vec4::ZERO);
         let count = live.div_ceil(BLOCK_SLOTS);
         let old = blocks.len();
         blocks.resize(count, SlotBlock::EMPTY);
         let mut changed = Vec::new();
         let mut recompute = |blocks: &mut Vec<SlotBlock>, block: usize| {
             let slots = block * BLOCK_SLOTS..((block + 1) * BLOCK_SLOTS).min(live);
-            blocks[block] = SlotBlock::measure(&transforms[slots.clone()], &mut scales[slots]);
+            blocks[block] = SlotBlock::measure(&transforms[slots.clone()], &mut origins[slots]);
             if changed.last() != Some(&block) {
                 changed.push(block);
             }
@@ -180,9 +179,10 @@ impl SlotBlocks {
         self.levels.truncate(level + 1);
     }
 
-    /// The scale of the instance in `slot` (its transform's largest axis).
-    pub fn scale(&self, slot: u32) -> f32 {
-        self.scales[slot as usize]
+    /// The origin and the scale of the instance in `slot` (its transform's largest axis).
+    pub fn slot(&self, slot: u32) -> (Vec3, f32) {
+        let origin_scale = self.slots[slot as usize];
+        (origin_scale.truncate(), origin_scale.w)
     }
 
     /// The top level: one node over every block (none when there are no live slots).
@@ -330,7 +330,7 @@ pub(crate) mod tests {
             assert_eq!(*blocks.bounds(node), SlotBlock::of(under), "{node:?}");
             let (center, radius) = blocks.bounds(node).sphere(part);
             for model in under {
-                let (c, r) = part.transformed(model);
+                let (c, r) = part.about_origin(model);
                 assert!(c.distance(center) + r <= radius + 1e-3, "{node:?}");
             }
             let children: Vec<Node> = blocks.children(node).collect();

@@ -325,25 +325,21 @@ impl Walk<'_> {
             }
             return;
         }
-        let part = instances.part;
+        let reach = instances.part.reach();
         for slot in slots {
-            let model = &instances.transforms[slot as usize];
-            let scale = instances.blocks.scale(slot);
+            let (origin, scale) = instances.blocks.slot(slot);
             let mut seen = all_seen;
-            if inside != all_seen {
-                let center = model.transform_point3(part.center);
-                for view in views_in(inside & !all_seen) {
-                    if self.views[view].draws(center, part.radius * scale) {
-                        seen |= 1 << view;
-                    } else {
-                        self.close(out, view);
-                    }
+            for view in views_in(inside & !all_seen) {
+                if self.views[view].draws(origin, reach * scale) {
+                    seen |= 1 << view;
+                } else {
+                    self.close(out, view);
                 }
             }
             if seen == 0 {
                 continue;
             }
-            let distance = model.w_axis.truncate().distance(self.band.eye);
+            let distance = origin.distance(self.band.eye);
             let fade = self.band.classify(scale, distance);
             for view in views_in(seen) {
                 match fade {
@@ -677,7 +673,7 @@ mod tests {
             let one_by_one = |view: &View| -> Vec<u32> {
                 (0..transforms.len() as u32)
                     .filter(|&slot| {
-                        let (c, r) = part.transformed(&transforms[slot as usize]);
+                        let (c, r) = part.about_origin(&transforms[slot as usize]);
                         view.draws(c, r)
                     })
                     .collect()

@@ -1,5 +1,6 @@
 //! A part's bounding sphere in prop space, and the scale an instance's transform
-//! applies to it. Culling tests these spheres; slot blocks bound them.
+//! applies to it. Culling tests each instance by a sphere about its origin that holds
+//! the part's; slot blocks bound those.
 
 use glam::Vec3;
 
@@ -12,13 +13,30 @@ pub struct Sphere {
 
 impl Sphere {
     /// The sphere of an instance placed by `model` (scale taken as its largest axis,
-    /// [`sylva_buckets::scale_of`]):
-    /// what culling computes slot by slot, with the scale cached beside the blocks.
+    /// [`sylva_buckets::scale_of`]).
     #[cfg(test)]
     pub fn transformed(self, model: &glam::Mat4) -> (Vec3, f32) {
         (
             model.transform_point3(self.center),
             self.radius * sylva_buckets::scale_of(model),
+        )
+    }
+
+    /// How far from an instance's origin, per unit of its scale, this sphere can reach
+    /// however the instance is turned. Culling tests an instance by the sphere of
+    /// radius `scale × reach` about its origin: it holds the instance's own sphere and
+    /// needs only the origin and the scale, not the whole transform.
+    pub fn reach(self) -> f32 {
+        self.center.length() + self.radius
+    }
+
+    /// The sphere about the origin of an instance placed by `model` that culling tests
+    /// (see [`Self::reach`]).
+    #[cfg(test)]
+    pub fn about_origin(self, model: &glam::Mat4) -> (Vec3, f32) {
+        (
+            model.w_axis.truncate(),
+            self.reach() * sylva_buckets::scale_of(model),
         )
     }
 
@@ -57,6 +75,15 @@ mod tests {
             Vec3::new(10.0, 0.0, 0.0),
         );
         assert_eq!(sphere.transformed(&model), (Vec3::new(10.0, 3.0, 0.0), 6.0));
+        // About the origin: reaches 1 + 2 units of scale, holding the turned sphere.
+        assert_eq!(
+            sphere.about_origin(&model),
+            (Vec3::new(10.0, 0.0, 0.0), 9.0)
+        );
+        let turned = Mat4::from_rotation_z(1.0) * model;
+        let (center, radius) = sphere.transformed(&turned);
+        let (origin, reach) = sphere.about_origin(&turned);
+        assert!(center.distance(origin) + radius <= reach + 1e-4);
     }
 
     #[test]
