@@ -159,8 +159,8 @@ impl View<'_> {
 
 /// A bucket's live instances as culling sees them.
 pub struct Instances<'a> {
-    /// The live slots' transforms.
-    pub transforms: &'a [Mat4],
+    /// How many slots are live: the walk lists none past it.
+    pub live: usize,
     /// Their bounds, block by block.
     pub blocks: &'a SlotBlocks,
     /// The part's sphere in prop space.
@@ -290,7 +290,7 @@ impl Walk<'_> {
     /// Walks `node` for the views in `active` (a bit each).
     fn node(&mut self, out: &mut [BucketSlots], node: Node, active: u32) {
         let instances = self.instances;
-        let live = instances.transforms.len();
+        let live = instances.live;
         let slots = instances.blocks.slots(node, live);
         let bounds = instances.blocks.bounds(node);
         let (center, radius) = bounds.sphere(instances.part);
@@ -666,7 +666,7 @@ mod tests {
             blocks.update(&transforms, &dirty, transforms.len());
             dirty.clear();
             let instances = Instances {
-                transforms: &transforms,
+                live: transforms.len(),
                 blocks: &blocks,
                 part,
             };
@@ -790,7 +790,7 @@ mod tests {
             let mut blocks = SlotBlocks::default();
             blocks.update(&transforms, &[0..transforms.len() as u32], transforms.len());
             let instances = Instances {
-                transforms: &transforms,
+                live: transforms.len(),
                 blocks: &blocks,
                 part,
             };

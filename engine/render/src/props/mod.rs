@@ -448,7 +448,7 @@ impl PropsRenderer {
                 let transforms = &transforms[..bucket.count.min(transforms.len())];
                 stats.instances_in_buckets += transforms.len();
                 let instances = Instances {
-                    transforms,
+                    live: transforms.len(),
                     blocks: &bucket.blocks,
                     part: drawn.bounds(),
                 };
