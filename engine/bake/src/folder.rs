@@ -55,14 +55,27 @@ pub struct AssetOutcome {
 pub struct EntrySummary {
     /// Size of the entry file.
     pub bytes: usize,
-    /// Vertex and index bytes the renderer uploads.
-    pub gpu_bytes: usize,
+    /// What the renderer uploads for the prop, texels as stored (block formats as
+    /// blocks).
+    pub gpu: GpuBytes,
     /// The sphere holding every vertex, prop space.
     pub sphere: SphereSummary,
     pub parts: Vec<PartSummary>,
     /// The texture blobs the entry names, in its order (the impostor's atlases too).
     pub textures: Vec<TextureSummary>,
     pub impostor: ImpostorSummary,
+}
+
+/// A prop's bytes on the GPU, by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct GpuBytes {
+    pub vertices: usize,
+    pub indices: usize,
+    /// Material textures, all levels.
+    pub textures: usize,
+    /// Impostor atlases, all levels.
+    pub atlases: usize,
+    pub total: usize,
 }
 
 /// The prop's impostor as its entry records it.
@@ -182,13 +195,33 @@ impl EntrySummary {
                 material: MaterialSummary::of(&p.material, &entry.textures),
             })
             .collect();
-        let gpu_bytes = entry
+        let vertices = entry.parts.iter().map(|p| p.vertex_bytes.len()).sum();
+        let indices = entry
             .parts
             .iter()
-            .map(|p| {
-                p.vertex_bytes.len() + p.levels.iter().map(|l| l.index_bytes.len()).sum::<usize>()
-            })
+            .flat_map(|p| &p.levels)
+            .map(|l| l.index_bytes.len())
             .sum();
+        let atlases = entry
+            .impostor()
+            .map(|view| [view.albedo, view.normal])
+            .unwrap_or_default();
+        let (mut textures_gpu, mut atlases_gpu) = (0, 0);
+        for (i, view) in prop.textures.iter().enumerate() {
+            let bytes: usize = view.levels.iter().map(|l| l.len()).sum();
+            if atlases.contains(&(i as u32)) {
+                atlases_gpu += bytes;
+            } else {
+                textures_gpu += bytes;
+            }
+        }
+        let gpu = GpuBytes {
+            vertices,
+            indices,
+            textures: textures_gpu,
+            atlases: atlases_gpu,
+            total: vertices + indices + textures_gpu + atlases_gpu,
+        };
         let textures = entry
             .textures
             .iter()
@@ -221,7 +254,7 @@ impl EntrySummary {
         };
         EntrySummary {
             bytes: files.entry.len(),
-            gpu_bytes,
+            gpu,
             sphere: SphereSummary {
                 center: entry.sphere.center,
                 radius: entry.sphere.radius,

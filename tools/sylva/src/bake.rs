@@ -129,7 +129,7 @@ fn print_asset(asset: &AssetOutcome) {
         asset.path,
         summary.parts.len(),
         summary.bytes,
-        summary.gpu_bytes,
+        summary.gpu.total,
         summary.sphere.radius
     );
     let stages = match &asset.status {

@@ -71,6 +71,13 @@ pub struct DrawStats {
     pub vertex_bytes: u64,
     /// Bytes of index data on the GPU, all levels.
     pub index_bytes: u64,
+    /// Bytes of material textures on the GPU, all levels (each shared one once).
+    pub texture_bytes: u64,
+    /// Bytes of impostor atlases on the GPU, all levels.
+    pub atlas_bytes: u64,
+    /// Everything the loaded props hold on the GPU: vertices, indices, textures and
+    /// atlases (instance buffers not counted).
+    pub prop_bytes: u64,
 }
 
 /// A loaded prop on the GPU.
@@ -341,12 +348,34 @@ impl PropsRenderer {
         }
     }
 
-    /// Bytes of vertex and index data on the GPU.
-    fn memory(&self) -> (u64, u64) {
+    /// The loaded props' bytes on the GPU, in the fields of [`DrawStats`] that count
+    /// them.
+    fn memory(&self) -> DrawStats {
         let parts = self.props.values().flat_map(|p| &p.parts);
-        let vertex = parts.clone().map(|p| p.vertex_bytes).sum();
-        let index = parts.flat_map(|p| &p.lods).map(|l| l.index_bytes).sum();
-        (vertex, index)
+        let vertex_bytes = parts.clone().map(|p| p.vertex_bytes).sum();
+        let index_bytes = parts.flat_map(|p| &p.lods).map(|l| l.index_bytes).sum();
+        let atlas_keys: BTreeSet<[u8; 32]> = self
+            .props
+            .values()
+            .filter_map(|p| p.impostor.as_ref())
+            .flat_map(|i| i.texture_keys)
+            .collect();
+        let (mut texture_bytes, mut atlas_bytes) = (0, 0);
+        for (key, texture) in &self.textures {
+            if atlas_keys.contains(key) {
+                atlas_bytes += texture.bytes;
+            } else {
+                texture_bytes += texture.bytes;
+            }
+        }
+        DrawStats {
+            vertex_bytes,
+            index_bytes,
+            texture_bytes,
+            atlas_bytes,
+            prop_bytes: vertex_bytes + index_bytes + texture_bytes + atlas_bytes,
+            ..DrawStats::default()
+        }
     }
 
     /// Readies a frame: the shadow cameras, and the instances each view draws, culled
@@ -407,12 +436,7 @@ impl PropsRenderer {
         for view in &mut self.views {
             view.slots.clear();
         }
-        let (vertex_bytes, index_bytes) = self.memory();
-        let mut stats = DrawStats {
-            vertex_bytes,
-            index_bytes,
-            ..DrawStats::default()
-        };
+        let mut stats = self.memory();
         let mut culled = std::mem::take(&mut self.scratch);
         self.draw_keys.clear();
         for (&prop_key, gpu) in &self.props {
