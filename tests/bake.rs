@@ -22,8 +22,20 @@ const FILES: [(&str, &str); 4] = [
     ("truck", "CesiumMilkTruck.gltf"),
 ];
 
+/// The box, the quad and the truck, each category giving every prop an impostor
+/// (`impostor_min_density: Some(0.0)`; by default the box's twelve triangles keep
+/// their mesh), so that the atlases' blobs take part.
 fn full_assets() -> tempfile::TempDir {
     let dir = temp_assets(&CATEGORIES, &FILES);
+    let categories: Vec<String> = CATEGORIES
+        .iter()
+        .map(|c| format!("{c:?}: (family: {c:?}, bake: (impostor_min_density: Some(0.0)))"))
+        .collect();
+    fs::write(
+        dir.path().join("catalog.ron"),
+        format!("(categories: {{ {} }})", categories.join(", ")),
+    )
+    .unwrap();
     add_file(dir.path(), "truck", "CesiumMilkTruck0.bin");
     add_file(dir.path(), "truck", "CesiumMilkTruck.png");
     dir
@@ -470,8 +482,8 @@ fn check_lists_what_is_missing_stale_orphaned_or_unreferenced() {
     fs::write(
         &catalog,
         text.replace(
-            r#""truck": (family: "truck")"#,
-            r#""truck": (family: "truck", bake: (lock_border: Some(false)))"#,
+            r#""truck": (family: "truck", bake: ("#,
+            r#""truck": (family: "truck", bake: (lock_border: Some(false), "#,
         ),
     )
     .unwrap();

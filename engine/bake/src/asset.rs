@@ -104,10 +104,13 @@ pub fn bake_asset(
         .iter()
         .map(encode_texture)
         .collect::<Result<Vec<_>, _>>()?;
+    let sphere = prop_sphere(&parts);
     let impostor = bake_prop_impostor(
         &parts,
+        sphere.radius,
         &baked_textures,
         settings.impostor.as_ref(),
+        settings.impostor_min_density,
         textures.len() as u32,
     )?;
     textures.extend(impostor.textures);
@@ -115,7 +118,7 @@ pub fn bake_asset(
         prop_id: source.prop_id.clone(),
         source_path: source.path.clone(),
         bounds: parts.iter().fold(Aabb::EMPTY, |b, p| b.union(p.bounds)),
-        sphere: prop_sphere(&parts),
+        sphere,
         parts,
         textures: textures.iter().map(|t| t.id).collect(),
         impostor: impostor.record,

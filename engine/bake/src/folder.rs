@@ -271,7 +271,8 @@ pub enum Status {
     /// Its entry was present, intact and of the current key.
     Current,
     Baked {
-        report: AssetReport,
+        /// Boxed: the report is most of the enum's size.
+        report: Box<AssetReport>,
         /// The entry file written.
         entry: String,
         micros: u128,
@@ -626,7 +627,7 @@ fn bake_one(context: &Context<'_>, category: &str, prop: &Prop) -> Baked {
                 remote.upload(key, &files, refused.is_some());
             }
             let status = Status::Baked {
-                report,
+                report: Box::new(report),
                 entry: name.clone(),
                 micros: started.elapsed().as_micros(),
                 replaced,

@@ -12,15 +12,14 @@
 //!   the depth and the shadow depth in the other two). Measured on kit props
 //!   (`normal_atlas_error_by_format` below: the mean angle between the normal a
 //!   covered texel of level 0 holds as baked and the one decoded), BC3 (colour fitted
-//!   unweighted, as linear data would be) is off by
-//!   6.7° on the Scots pine, 4.4° on the oak (128² cells), 9.5° on the round shrub
-//!   and 5.9° on the granite boulder (32²), and the depth by 3–8 steps of 255
-//!   (14.6°, 12.5°, 14.7° and 10.6°, and 9–13 steps, at 32² and 16²):
+//!   unweighted, as linear data would be) is off by 11.0° on the Scots pine, 7.7° on
+//!   the oak (64² cells), 9.5° on the round shrub and 10.3° on the berry bush (32²),
+//!   and the depth by 5–8 steps of 255:
 //!   the kit's props are faceted, a 4×4 block holds several facets' normals, and BC3
 //!   stores one line of four colours a block. Under the sun that is a shading error of
 //!   the order of the impostor's whole quality budget (28 dB PSNR is 4 % RMS). So the
-//!   texels stay exact at four times the bytes, and the bake caps cells at 128 texels
-//!   ([`crate::settings::IMPOSTOR_MAX_CELL_PX`], a tree's 8.8–15.6 texels a metre). Two
+//!   texels stay exact at four times the bytes; the chain sizes the cells
+//!   ([`crate::impostor_plan`]). Two
 //!   BC5 blobs, the normal's two channels in one and the depths in the other, would
 //!   halve that at −0.4 to +0.1 dB of the kit's quality with 64² tree cells, and keep
 //!   every kit category at 28.4 dB or more with 128² (measured through texpresso's BC5
@@ -41,7 +40,9 @@ use sylva_cache::{
     PixelFormat, TextureFile,
 };
 use sylva_impostor::{bake_impostor, Impostor, ImpostorError, ImpostorSettings};
-use sylva_impostor::{PartSource, TextureSource};
+use sylva_impostor::{PartSource, TextureSource, MIN_SIZED_CELL_PX};
+
+use crate::impostor_plan::{plan_impostor, ChainShape, ImpostorPlan, PlanDecision};
 
 /// How the normal + depth atlas is stored (see the module's documentation for why).
 pub const NORMAL_FORMAT: PixelFormat = PixelFormat::Rgba8Linear;
@@ -57,6 +58,9 @@ pub struct ImpostorReport {
     pub micros: u128,
     /// The drawing's statistics; `None` when refused (the entry's record says why).
     pub stats: Option<sylva_impostor::ImpostorStats>,
+    /// What the chain said the impostor should be; `None` where the catalog turns
+    /// impostors off.
+    pub plan: Option<ImpostorPlan>,
 }
 
 /// The atlases of a baked impostor as blobs, and the record naming them.
@@ -78,23 +82,57 @@ pub enum ImpostorBakeError {
     Format(#[from] FormatError),
 }
 
-/// Bakes the impostor of `parts` (level 0 of each) whose materials index `textures`
-/// (the baked textures, before encoding). `settings` `None` means impostors are turned
-/// off for this prop. The atlases' blobs take texture indices `first_texture` and
-/// `first_texture + 1`.
+/// Bakes the impostor of `parts` (level 0 of each; the prop's bounding sphere has
+/// `radius_m`) whose materials index `textures` (the baked textures, before encoding),
+/// as [`plan_impostor`] plans it from the chain: cells and views within `settings`, or
+/// none where the coarsest mesh has fewer than `min_density` triangles a pixel there.
+/// `settings` `None` means impostors are turned off for this prop. The atlases' blobs
+/// take texture indices `first_texture` and `first_texture + 1`.
 pub fn bake_prop_impostor(
     parts: &[BakedPart],
+    radius_m: f32,
     textures: &[BakedTexture],
     settings: Option<&ImpostorSettings>,
+    min_density: f32,
     first_texture: u32,
 ) -> Result<BakedImpostor, ImpostorBakeError> {
     let started = Instant::now();
     let Some(settings) = settings else {
         return Ok(refused(
             "no impostor: turned off in the catalog (`impostor: Some(false)`)".into(),
+            None,
             started,
         ));
     };
+    let coarsest_triangles = parts
+        .iter()
+        .filter_map(|p| p.levels.last())
+        .map(|l| l.indices.len() as u32 / 3)
+        .sum();
+    let shape = ChainShape {
+        radius_m,
+        coarsest_error_m: parts
+            .iter()
+            .flat_map(|p| &p.levels)
+            .map(|l| l.error_m)
+            .fold(0.0, f32::max),
+        coarsest_triangles,
+    };
+    let cells = (MIN_SIZED_CELL_PX.min(settings.cell_px), settings.cell_px);
+    let plan = plan_impostor(shape, cells, min_density);
+    let settings = match &plan.decision {
+        PlanDecision::KeepMesh { why } => {
+            let reason = format!("no impostor: {why}");
+            return Ok(refused(reason, Some(plan), started));
+        }
+        &PlanDecision::Bake { cell_px, grid, .. } => ImpostorSettings {
+            cell_px,
+            grid: grid.min(settings.grid),
+            texels_per_m: None,
+            ..*settings
+        },
+    };
+    let settings = &settings;
     let sources: Vec<PartSource> = parts
         .iter()
         .map(|part| PartSource {
@@ -120,7 +158,7 @@ pub fn bake_prop_impostor(
     let (impostor, stats) = match bake_impostor(&sources, &texture_sources, settings) {
         Ok(baked) => baked,
         Err(refusal) if refusal.is_refusal() => {
-            return Ok(refused(refusal.to_string(), started));
+            return Ok(refused(refusal.to_string(), Some(plan), started));
         }
         Err(error) => return Err(error.into()),
     };
@@ -140,17 +178,19 @@ pub fn bake_prop_impostor(
         report: ImpostorReport {
             micros: started.elapsed().as_micros(),
             stats: Some(stats),
+            plan: Some(plan),
         },
     })
 }
 
-fn refused(reason: String, started: Instant) -> BakedImpostor {
+fn refused(reason: String, plan: Option<ImpostorPlan>, started: Instant) -> BakedImpostor {
     BakedImpostor {
         record: ImpostorRecord::Refused { reason },
         textures: Vec::new(),
         report: ImpostorReport {
             micros: started.elapsed().as_micros(),
             stats: None,
+            plan,
         },
     }
 }

@@ -13,6 +13,7 @@ pub mod check;
 pub mod debounce;
 pub mod folder;
 pub mod impostor;
+pub mod impostor_plan;
 pub mod key;
 pub mod lockcheck;
 pub mod settings;

@@ -8,24 +8,21 @@ use sylva_catalog::{BakeOverride, CatalogFile, LodLevel};
 
 use sylva_impostor::ImpostorSettings;
 
+use crate::impostor_plan::IMPOSTOR_MIN_DENSITY;
 use crate::texture::TextureSettings;
 
-/// The largest impostor cell the bake makes, in texels per side: the kit's trees
-/// (8–16 m spheres) reach it at `sylva-impostor`'s 8 texels per metre, 128² cells of
-/// 8.8–15.6 texels a metre, 15.7 MB of atlases each with the normals in RGBA8 (see
-/// [`crate::impostor`]; a 1536² atlas, where the field's octahedral impostors use
-/// 2048²). Measured as supersampled PSNR against the coarsest mesh at the switch
-/// distance (BENCHMARKS.md, impostor quality): at 32² a tree was 24.8 dB (birch) and
-/// 22.9 dB (snag); at 64² (3.9 MB) 29.0 and 27.5; at 128² 29.8 and 28.7, the snag's
-/// shelf fungi and twigs under a 64² texel. 128² became worth its bytes once the
-/// runtime left out views whose parallax misses (the snag 26.6 dB at 128² without it).
+/// The largest impostor cell the bake makes, in texels per side; the chain decides
+/// below it ([`crate::impostor_plan`]). Measured as supersampled PSNR against the
+/// coarsest mesh (BENCHMARKS.md, impostor quality): a tree's shelf fungi and twigs need
+/// 128² where it covers 100 px at its switch (the snag).
 pub const IMPOSTOR_MAX_CELL_PX: u32 = 128;
 
 /// The impostor settings of the bake: `sylva-impostor`'s defaults with cells of at most
-/// [`IMPOSTOR_MAX_CELL_PX`].
+/// [`IMPOSTOR_MAX_CELL_PX`], sized by the chain's plan rather than by a fixed density.
 pub fn default_impostor_settings() -> ImpostorSettings {
     ImpostorSettings {
         cell_px: IMPOSTOR_MAX_CELL_PX,
+        texels_per_m: None,
         ..ImpostorSettings::default()
     }
 }
@@ -78,6 +75,9 @@ pub struct BakeSettings {
     /// How the prop's impostor is baked; `None` (`impostor: Some(false)` in the
     /// catalog) bakes none, and the coarsest mesh stays the last level.
     pub impostor: Option<ImpostorSettings>,
+    /// Props whose coarsest level has fewer triangles per pixel where the impostor
+    /// would take over keep it instead of an impostor ([`crate::impostor_plan`]).
+    pub impostor_min_density: f32,
 }
 
 impl Default for BakeSettings {
@@ -102,6 +102,7 @@ impl Default for BakeSettings {
             part_lock_border: BTreeMap::new(),
             textures: TextureSettings::default(),
             impostor: Some(default_impostor_settings()),
+            impostor_min_density: IMPOSTOR_MIN_DENSITY,
         }
     }
 }
@@ -136,6 +137,9 @@ impl BakeSettings {
         if let Some(impostor) = o.impostor {
             self.impostor = impostor.then(default_impostor_settings);
         }
+        if let Some(density) = o.impostor_min_density {
+            self.impostor_min_density = density;
+        }
         for (part, p) in &o.parts {
             if let Some(lock) = p.lock_border {
                 self.part_lock_border
@@ -168,6 +172,7 @@ impl BakeSettings {
         hasher.update(&self.textures.max_size.to_le_bytes());
         hasher.update(&[u8::from(self.textures.coverage_mips)]);
         hash_impostor_settings(self.impostor.as_ref(), hasher);
+        hasher.update(&self.impostor_min_density.to_bits().to_le_bytes());
     }
 }
 
@@ -262,7 +267,7 @@ mod tests {
             with(ImpostorSettings { grid: 8, ..d }),
             with(ImpostorSettings { cell_px: 64, ..d }),
             with(ImpostorSettings {
-                texels_per_m: None,
+                texels_per_m: Some(8.0),
                 ..d
             }),
             with(ImpostorSettings {
@@ -286,6 +291,11 @@ mod tests {
                 ..d
             }),
         ];
+        let denser = BakeSettings {
+            impostor_min_density: 0.5,
+            ..BakeSettings::default()
+        };
+        let variants: Vec<BakeSettings> = variants.into_iter().chain([denser]).collect();
         let keys: std::collections::BTreeSet<_> = variants
             .iter()
             .chain([&tall])

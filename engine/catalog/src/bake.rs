@@ -33,6 +33,11 @@ pub struct BakeOverride {
     /// level).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impostor: Option<bool>,
+    /// Props whose coarsest mesh has fewer triangles per pixel of their square, where
+    /// the impostor would take over, keep that mesh instead of an impostor (the
+    /// baker's measured crossover, 0.3, unless set; 0 gives every prop one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impostor_min_density: Option<f32>,
     /// Per part, by part name (the material name, or the node's).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parts: BTreeMap<String, PartBakeOverride>,
@@ -68,6 +73,14 @@ impl BakeOverride {
                 return Some((
                     "max_texture_size".into(),
                     format!("{size} is not a texture side from 4 to 16384"),
+                ));
+            }
+        }
+        if let Some(density) = self.impostor_min_density {
+            if !(density.is_finite() && density >= 0.0) {
+                return Some((
+                    "impostor_min_density".into(),
+                    format!("{density} is not a finite density ≥ 0"),
                 ));
             }
         }

@@ -225,6 +225,19 @@ mod tests {
     }
 
     #[test]
+    fn impostor_density_must_be_a_finite_density() {
+        let text = r#"(categories: { "rock": (family: "rock", bake: (impostor_min_density: Some(-0.1))) })"#;
+        let err = CatalogFile::from_ron(text, "c.ron").unwrap_err();
+        assert!(
+            matches!(&err, CatalogFileError::Invalid { path, .. } if path == "categories.rock.bake.impostor_min_density"),
+            "{err}"
+        );
+        let zero = r#"(categories: { "rock": (family: "rock", bake: (impostor_min_density: Some(0.0))) })"#;
+        let file = CatalogFile::from_ron(zero, "c.ron").unwrap();
+        assert_eq!(file.categories["rock"].bake.impostor_min_density, Some(0.0));
+    }
+
+    #[test]
     fn inverted_scale_range_is_rejected() {
         let text = r#"(categories: { "rock": (family: "rock", scale: (2.0, 1.0)) })"#;
         let err = CatalogFile::from_ron(text, "c.ron").unwrap_err();

@@ -22,9 +22,9 @@ const EXTERNAL_FILES: [(&str, &[u8]); 3] = [
     ),
 ];
 
-/// The default bake with a small impostor (4 × 4 views of 8² texels, one sample a
-/// texel): the same code paths as the default's 12 × 12 views of up to 64² texels at
-/// 2 × 2 samples, some fifty times less rasterising per input.
+/// The default bake with a small impostor for every prop (4 × 4 views of 8² texels,
+/// one sample a texel): the same code paths as the default's 12 × 12 views of up to
+/// 128² texels at 2 × 2 samples, far less rasterising per input.
 fn fuzz_settings() -> BakeSettings {
     BakeSettings {
         impostor: Some(ImpostorSettings {
@@ -34,6 +34,7 @@ fn fuzz_settings() -> BakeSettings {
             supersample: 1,
             ..ImpostorSettings::default()
         }),
+        impostor_min_density: 0.0,
         ..BakeSettings::default()
     }
 }

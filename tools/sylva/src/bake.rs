@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
+use sylva_bake::impostor_plan::PlanDecision;
 use sylva_bake::{
     bake_folder, AssetOutcome, BakeOptions, Borders, ChainStats, FolderReport, ImpostorSummary,
     Shard, Status,
@@ -206,6 +207,12 @@ fn print_asset(asset: &AssetOutcome) {
         report, replaced, ..
     } = &asset.status
     {
+        if let Some(plan) = &report.impostor.plan {
+            let why = match &plan.decision {
+                PlanDecision::Bake { why, .. } | PlanDecision::KeepMesh { why } => why,
+            };
+            println!("           impostor plan: {why}");
+        }
         if let Some(reason) = replaced {
             println!("           replaced: {reason}");
         }
@@ -302,6 +309,7 @@ fn to_json(report: &FolderReport) -> Value {
                     let drawn = report.impostor.stats.as_ref();
                     value["impostor"] = json!({
                         "micros": report.impostor.micros,
+                        "plan": report.impostor.plan,
                         "triangles": drawn.map(|s| s.triangles),
                         "covered_texels": drawn.map(|s| s.covered_texels),
                         "error_m": drawn.map(|s| s.straying.error_m),
