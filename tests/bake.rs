@@ -131,7 +131,7 @@ fn deleting_an_asset_removes_its_entry_and_manifest_line() {
         .entry
         .clone();
     let atlases = blobs_of(&cache, "box/Box.glb");
-    assert_eq!(atlases.len(), 2, "the box's impostor");
+    assert_eq!(atlases.len(), 3, "the box's impostor");
     fs::remove_file(assets.path().join("box/Box.glb")).unwrap();
     let report = bake(assets.path(), &cache);
     assert_eq!(report.removed_assets, ["box/Box.glb"]);
@@ -189,8 +189,8 @@ fn a_missing_corrupt_or_stray_texture_blob_is_found_by_check_and_healed_by_the_b
     let cache = cache_in(&out);
     bake(assets.path(), &cache);
     let truck = "truck/CesiumMilkTruck.gltf";
-    // Its one material texture, then its impostor's two atlases.
-    let [blob, _, _] = &blobs_of(&cache, truck)[..] else {
+    // Its one material texture, then its impostor's three atlases.
+    let [blob, _, _, _] = &blobs_of(&cache, truck)[..] else {
         panic!("the truck's texture is one blob");
     };
     let blob_path = cache.root().join(blob);
@@ -253,25 +253,25 @@ fn props_sharing_a_texture_store_one_blob_that_goes_with_the_last_of_them() {
     assert!(trucks.iter().all(|t| *t == trucks[0]), "{trucks:?}");
     assert_eq!(
         trucks[0].len(),
-        3,
-        "a texture and the impostor's two atlases"
+        4,
+        "a texture and the impostor's three atlases"
     );
     // The box's impostor atlases are the only other blobs.
     let others = blobs_of(&cache, "box/Box.glb").len();
     let stored = || cache.texture_files().unwrap().len();
-    assert_eq!(stored(), 3 + others, "stored once");
+    assert_eq!(stored(), 4 + others, "stored once");
 
     for copy in ["a", "b", "c"] {
         fs::remove_file(assets.path().join(format!("truck/{copy}.gltf"))).unwrap();
     }
     let report = bake(assets.path(), &cache);
     assert_eq!(report.removed_entries.len(), 3, "the copies' entries only");
-    assert_eq!(stored(), 3 + others, "the truck keeps them");
+    assert_eq!(stored(), 4 + others, "the truck keeps them");
     fs::remove_file(truck).unwrap();
     let report = bake(assets.path(), &cache);
     assert_eq!(
         report.removed_entries.len(),
-        4,
+        5,
         "the truck's entry and blobs"
     );
     assert_eq!(stored(), others);
@@ -435,9 +435,9 @@ fn bakes_are_identical_on_one_and_four_threads() {
     let one = bytes_with(1);
     assert_eq!(
         one.len(),
-        12,
-        "four entries, the truck's texture, the atlases of three impostors (the quad is \
-         flat), the manifest"
+        15,
+        "four entries, the truck's texture, the three atlases of three impostors (the quad \
+         is flat), the manifest"
     );
     assert_eq!(one, bytes_with(4));
 }
@@ -1002,7 +1002,7 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
     let material = &prop.entry.parts[0].material;
     assert!(material.normal_texture.is_some() && material.metallic_roughness_texture.is_some());
     let formats: Vec<_> = prop.textures.iter().map(|t| (t.width, t.format)).collect();
-    use sylva_cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc3Srgb, Bc5, Rgba8Linear};
+    use sylva_cache::PixelFormat::{Bc1Linear, Bc1Srgb, Bc3Srgb, Bc5};
     // Then the impostor's atlases: 12 views of 32² texels a side.
     assert_eq!(
         formats,
@@ -1011,7 +1011,8 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
             (1024, Bc1Linear),
             (1024, Bc5),
             (384, Bc3Srgb),
-            (384, Rgba8Linear)
+            (384, Bc5),
+            (384, Bc5)
         ]
     );
     let total = files.entry.len() + files.textures.iter().map(Vec::len).sum::<usize>();
@@ -1051,9 +1052,11 @@ fn a_prop_too_small_for_an_impostor_bakes_without_one_and_says_so() {
         &prop.textures[impostor.albedo as usize],
         &prop.textures[impostor.normal as usize],
     );
-    use sylva_cache::PixelFormat::{Bc3Srgb, Rgba8Linear};
+    use sylva_cache::PixelFormat::{Bc3Srgb, Bc5};
+    let depth = &prop.textures[impostor.depth as usize];
     assert_eq!((albedo.width, albedo.format), (side, Bc3Srgb));
-    assert_eq!((normal.width, normal.format), (side, Rgba8Linear));
+    assert_eq!((normal.width, normal.format), (side, Bc5));
+    assert_eq!((depth.width, depth.format), (side, Bc5));
     let smallest_cell = impostor.cell_px >> (albedo.levels.len() - 1);
     assert_eq!(smallest_cell, 4, "levels stop at cells of one BC block");
     assert!(check_messages(tree.path(), &cache).is_empty());

@@ -89,7 +89,7 @@ pub enum ImpostorSummary {
         cell_px: u32,
         /// Mip levels of each atlas.
         levels: usize,
-        /// Both atlas blobs' files.
+        /// The atlas blobs' files.
         bytes: usize,
         /// How far it strays from the mesh, metres (`ImpostorView::error_m`).
         error_m: f32,
@@ -204,7 +204,7 @@ impl EntrySummary {
             .sum();
         let atlases = entry
             .impostor()
-            .map(|view| [view.albedo, view.normal])
+            .map(|view| view.atlases())
             .unwrap_or_default();
         let (mut textures_gpu, mut atlases_gpu) = (0, 0);
         for (i, view) in prop.textures.iter().enumerate() {
@@ -241,7 +241,8 @@ impl EntrySummary {
                 grid: view.grid,
                 cell_px: view.cell_px,
                 levels: prop.textures[view.albedo as usize].levels.len(),
-                bytes: [view.albedo, view.normal]
+                bytes: view
+                    .atlases()
                     .iter()
                     .map(|&t| files.textures[t as usize].len())
                     .sum(),

@@ -1,6 +1,6 @@
 //! A prop's impostor, baked beside its LOD chains: `sylva-impostor` draws level 0 of
 //! every part with the texels the runtime samples (each baked texture's level 0, decoded
-//! from its stored blocks), and the two atlases become texture blobs of the entry.
+//! from its stored blocks), and its atlases become three texture blobs of the entry.
 //!
 //! # Pixel formats
 //! Every level of an atlas is `grid × (cell_px >> l)` texels square; with the default
@@ -8,26 +8,14 @@
 //! - **Albedo + coverage: BC3 sRGB**, colour fitted weighted by alpha (the texels
 //!   outside the silhouette do not pull its edge blocks dark), alpha interpolated at 8
 //!   bits: a quarter of RGBA8.
-//! - **Normal + depths: RGBA8 linear** ([`NORMAL_FORMAT`]; the normal in two channels,
-//!   the depth and the shadow depth in the other two). Measured on kit props
-//!   (`normal_atlas_error_by_format` below: the mean angle between the normal a
-//!   covered texel of level 0 holds as baked and the one decoded), BC3 (colour fitted
-//!   unweighted, as linear data would be) is off by 11.0° on the Scots pine, 7.7° on
-//!   the oak (64² cells), 9.5° on the round shrub and 10.3° on the berry bush (32²),
-//!   and the depth by 5–8 steps of 255:
-//!   the kit's props are faceted, a 4×4 block holds several facets' normals, and BC3
-//!   stores one line of four colours a block. Under the sun that is a shading error of
-//!   the order of the impostor's whole quality budget (28 dB PSNR is 4 % RMS). So the
-//!   texels stay exact at four times the bytes; the chain sizes the cells
-//!   ([`crate::impostor_plan`]). Two
-//!   BC5 blobs, the normal's two channels in one and the depths in the other, would
-//!   halve that at −0.4 to +0.1 dB of the kit's quality with 64² tree cells, and keep
-//!   every kit category at 28.4 dB or more with 128² (measured through texpresso's BC5
-//!   and back); not taken, because lavapipe decodes block
-//!   textures per sample: the whole-world impostor frame took 1.18 s instead of
-//!   1.47 s (medians of four, dev build) with the albedo atlas alone uploaded as
-//!   RGBA8, and BC5 would put the 16 other atlas reads of a fragment through that
-//!   decoding unless CPU adapters get the atlases decoded at upload.
+//! - **Normal: BC5** ([`NORMAL_FORMAT`]; the view-frame normal's two hemi-octahedral
+//!   coordinates) and **depths: BC5** ([`DEPTH_FORMAT`]; the depth towards the view and
+//!   the shadow pass's): a byte a texel each, half the RGBA8 texel that held all four
+//!   (three fifths of the impostor's bytes with the albedo). BC5 keeps each channel on a line of eight values per block, where BC3
+//!   fits the colour channels to one line of four: on the kit's faceted props, whose
+//!   facets' normals change inside a 4×4 block, BC5 moves normals by 2.2–3.0° and depths
+//!   by 0.7–1.2 steps of 255 on average, BC3 by 7.4–10.4° and 4.5–7.2 steps
+//!   (`tests/impostor_normal_format.rs`).
 //!
 //! Levels whose cells are under 4 texels are dropped ([`MIN_CELL_TEXELS`]): a 4×4
 //! block there would straddle two views, and a cell of 2 texels shows nothing a
@@ -44,8 +32,10 @@ use sylva_impostor::{PartSource, TextureSource, MIN_SIZED_CELL_PX};
 
 use crate::impostor_plan::{plan_impostor, ChainShape, ImpostorPlan, PlanDecision};
 
-/// How the normal + depth atlas is stored (see the module's documentation for why).
-pub const NORMAL_FORMAT: PixelFormat = PixelFormat::Rgba8Linear;
+/// How the normal atlas is stored: its two channels (see the module's documentation).
+pub const NORMAL_FORMAT: PixelFormat = PixelFormat::Bc5;
+/// How the depth atlas is stored: the depth and the shadow depth.
+pub const DEPTH_FORMAT: PixelFormat = PixelFormat::Bc5;
 /// How the albedo + coverage atlas is stored.
 pub const ALBEDO_FORMAT: PixelFormat = PixelFormat::Bc3Srgb;
 /// The smallest cell an atlas level keeps, in texels per side: one BC block.
@@ -66,7 +56,7 @@ pub struct ImpostorReport {
 /// The atlases of a baked impostor as blobs, and the record naming them.
 pub struct BakedImpostor {
     pub record: ImpostorRecord,
-    /// Albedo then normal (empty when refused); the record's indices count from
+    /// Albedo, normal and depth (empty when refused); the record's indices count from
     /// `first_texture`.
     pub textures: Vec<TextureFile>,
     pub report: ImpostorReport,
@@ -87,7 +77,7 @@ pub enum ImpostorBakeError {
 /// as [`plan_impostor`] plans it from the chain: cells and views within `settings`, or
 /// none where the coarsest mesh has fewer than `min_density` triangles a pixel there.
 /// `settings` `None` means impostors are turned off for this prop. The atlases' blobs
-/// take texture indices `first_texture` and `first_texture + 1`.
+/// take texture indices `first_texture`, `first_texture + 1` and `first_texture + 2`.
 pub fn bake_prop_impostor(
     parts: &[BakedPart],
     radius_m: f32,
@@ -132,7 +122,45 @@ pub fn bake_prop_impostor(
             ..*settings
         },
     };
-    let settings = &settings;
+    let (impostor, stats) = match draw_prop_impostor(parts, textures, &settings) {
+        Ok(baked) => baked,
+        Err(refusal) if refusal.is_refusal() => {
+            return Ok(refused(refusal.to_string(), Some(plan), started));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let albedo = encode_texture(&atlas(&impostor, &impostor.albedo, ALBEDO_FORMAT))?;
+    let normal = encode_texture(&atlas(&impostor, &impostor.normal, NORMAL_FORMAT))?;
+    let depths = depth_levels(&impostor.normal);
+    let depth = encode_texture(&atlas(&impostor, &depths, DEPTH_FORMAT))?;
+    let record = ImpostorRecord::Baked(ImpostorView {
+        grid: impostor.grid,
+        cell_px: impostor.cell_px,
+        sphere: impostor.bounds,
+        albedo: first_texture,
+        normal: first_texture + 1,
+        depth: first_texture + 2,
+        error_m: impostor.error_m,
+    });
+    Ok(BakedImpostor {
+        record,
+        textures: vec![albedo, normal, depth],
+        report: ImpostorReport {
+            micros: started.elapsed().as_micros(),
+            stats: Some(stats),
+            plan: Some(plan),
+        },
+    })
+}
+
+/// Draws the impostor of `parts` (level 0 of each) whose materials index `textures`,
+/// as the runtime samples them (each texture's stored level 0, decoded), with
+/// `settings`: the atlases in RGBA8 before they are stored.
+pub fn draw_prop_impostor(
+    parts: &[BakedPart],
+    textures: &[BakedTexture],
+    settings: &ImpostorSettings,
+) -> Result<(Impostor, sylva_impostor::ImpostorStats), ImpostorError> {
     let sources: Vec<PartSource> = parts
         .iter()
         .map(|part| PartSource {
@@ -141,7 +169,6 @@ pub fn bake_prop_impostor(
             material: &part.material,
         })
         .collect();
-    // What the runtime samples at level 0: the stored blocks decoded, not the source.
     let decoded: Vec<Vec<u8>> = textures
         .iter()
         .map(|t| t.format.decode(&t.levels[0], t.width, t.height))
@@ -155,32 +182,7 @@ pub fn bake_prop_impostor(
             rgba8,
         })
         .collect();
-    let (impostor, stats) = match bake_impostor(&sources, &texture_sources, settings) {
-        Ok(baked) => baked,
-        Err(refusal) if refusal.is_refusal() => {
-            return Ok(refused(refusal.to_string(), Some(plan), started));
-        }
-        Err(error) => return Err(error.into()),
-    };
-    let albedo = encode_texture(&atlas(&impostor, &impostor.albedo, ALBEDO_FORMAT))?;
-    let normal = encode_texture(&atlas(&impostor, &impostor.normal, NORMAL_FORMAT))?;
-    let record = ImpostorRecord::Baked(ImpostorView {
-        grid: impostor.grid,
-        cell_px: impostor.cell_px,
-        sphere: impostor.bounds,
-        albedo: first_texture,
-        normal: first_texture + 1,
-        error_m: impostor.error_m,
-    });
-    Ok(BakedImpostor {
-        record,
-        textures: vec![albedo, normal],
-        report: ImpostorReport {
-            micros: started.elapsed().as_micros(),
-            stats: Some(stats),
-            plan: Some(plan),
-        },
-    })
+    bake_impostor(&sources, &texture_sources, settings)
 }
 
 fn refused(reason: String, plan: Option<ImpostorPlan>, started: Instant) -> BakedImpostor {
@@ -201,6 +203,20 @@ pub fn kept_levels(cell_px: u32, levels: usize) -> usize {
     (0..levels)
         .take_while(|&l| l == 0 || cell_px >> l >= MIN_CELL_TEXELS)
         .count()
+}
+
+/// The depth and shadow depth of the baker's normal texels (B, A) moved to R and G,
+/// where BC5 stores its two channels.
+fn depth_levels(normal: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    normal
+        .iter()
+        .map(|level| {
+            level
+                .chunks_exact(4)
+                .flat_map(|texel| [texel[2], texel[3], 0, 255])
+                .collect()
+        })
+        .collect()
 }
 
 /// One atlas's RGBA8 levels as a texture blob in `format`, without the levels whose

@@ -30,7 +30,7 @@ pub use folder::{
     bake_folder, keep_fetched, AssetOutcome, BakeOptions, EntrySummary, FolderError, FolderReport,
     ImpostorSummary, PartSummary, Sharing, SphereSummary, Status, TextureSummary,
 };
-pub use impostor::{ImpostorReport, ALBEDO_FORMAT, NORMAL_FORMAT};
+pub use impostor::{ImpostorReport, ALBEDO_FORMAT, DEPTH_FORMAT, NORMAL_FORMAT};
 pub use key::{settings_hash, AssetSource, BAKER_VERSION};
 pub use lockcheck::{check_lock, LockCheck, LockFinding, Staleness};
 pub use settings::{BakeSettings, Borders};

@@ -60,13 +60,23 @@ pub struct ImpostorView {
     /// sRGB colour and coverage.
     pub albedo: u32,
     /// Index of the normal atlas: the view-frame normal on the hemi-octahedral square
-    /// (RG), the depth towards the camera (B) and the depth of what the shadow pass draws
-    /// there (A), `[-radius, radius]` as `[0, 1]` (`sylva_impostor`'s layout).
+    /// (RG).
     pub normal: u32,
+    /// Index of the depth atlas: the depth towards the camera (R) and the depth of what
+    /// the shadow pass draws there (G), `[-radius, radius]` as `[0, 1]`
+    /// (`sylva_impostor`'s layout keeps all four channels in one texel).
+    pub depth: u32,
     /// How far, in metres (prop space), the impostor's silhouette and surface stray from
     /// the mesh's, measured at the atlas's cell resolution (`sylva_impostor::measure`):
     /// the runtime may switch to the impostor where this projects to under a pixel.
     pub error_m: f32,
+}
+
+impl ImpostorView {
+    /// The texture indices of its albedo, normal and depth atlases.
+    pub fn atlases(&self) -> [u32; 3] {
+        [self.albedo, self.normal, self.depth]
+    }
 }
 
 /// A part with its LOD chain: one vertex buffer shared by every level, one index

@@ -46,7 +46,12 @@ impl PropFiles {
             .collect::<Result<Vec<TextureView>, _>>()?;
         if let Some(impostor) = entry.impostor() {
             let side = impostor.grid * impostor.cell_px;
-            for (what, index) in [("albedo", impostor.albedo), ("normal", impostor.normal)] {
+            let atlases = [
+                ("albedo", impostor.albedo),
+                ("normal", impostor.normal),
+                ("depth", impostor.depth),
+            ];
+            for (what, index) in atlases {
                 let texture = &textures[index as usize];
                 if (texture.width, texture.height) != (side, side) {
                     return Err(FormatError::Malformed {
@@ -125,7 +130,10 @@ pub(crate) mod tests {
 
     #[test]
     fn an_impostor_atlas_of_another_size_than_its_grid_is_refused() {
-        let (mut asset, files) = two_textures();
+        let (mut asset, mut files) = two_textures();
+        // A third blob for the depth atlas.
+        files.push(files[0].clone());
+        asset.textures.push(files[0].id);
         let view = ImpostorView {
             grid: 2,
             cell_px: 1,
@@ -135,6 +143,7 @@ pub(crate) mod tests {
             },
             albedo: 0,
             normal: 1,
+            depth: 2,
             error_m: 0.25,
         };
         asset.impostor = ImpostorRecord::Baked(view);
@@ -161,10 +170,10 @@ pub(crate) mod tests {
             levels: vec![vec![7; 16]],
         })
         .unwrap();
-        asset.textures = vec![wide.id, wide.id];
+        asset.textures = vec![wide.id; 3];
         let good = PropFiles {
             entry: encode(&asset).unwrap(),
-            textures: vec![wide.bytes.clone(), wide.bytes.clone()],
+            textures: vec![wide.bytes.clone(); 3],
         };
         assert_eq!(good.parse().unwrap().entry.impostor(), Some(view));
     }

@@ -361,9 +361,7 @@ impl Document {
         let entry = &prop.entry;
         // The impostor's atlases are sylva's own far level, not material textures: other
         // engines get the meshes only.
-        let atlases = entry
-            .impostor()
-            .map(|i| [i.albedo as usize, i.normal as usize]);
+        let atlases = entry.impostor().map(|i| i.atlases().map(|t| t as usize));
         let mut images = Vec::with_capacity(entry.textures.len());
         for (index, (texture_id, texture)) in entry.textures.iter().zip(&prop.textures).enumerate()
         {

@@ -60,6 +60,7 @@ pub fn impostor_of<'a>(prop: &'a PropView<'_>) -> Option<ImpostorGeometry<'a>> {
         radius: impostor.sphere.radius,
         albedo: texture_levels(prop, impostor.albedo as usize)?,
         normal: texture_levels(prop, impostor.normal as usize)?,
+        depth: texture_levels(prop, impostor.depth as usize)?,
         roughness,
         metallic,
     })

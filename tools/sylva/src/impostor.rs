@@ -47,7 +47,8 @@ pub struct PropImpostor {
     /// How each atlas stores its texels.
     pub albedo_format: Option<String>,
     pub normal_format: Option<String>,
-    /// Both atlases' stored texels, every level.
+    pub depth_format: Option<String>,
+    /// The atlases' stored texels, every level.
     pub bytes: usize,
     pub radius_m: f32,
     /// How far the impostor strays from the mesh, metres (measured by the bake).
@@ -105,18 +106,21 @@ fn describe(prop: &str, view: &PropView) -> PropImpostor {
         levels: 0,
         albedo_format: None,
         normal_format: None,
+        depth_format: None,
         bytes: 0,
         radius_m: 0.0,
         error_m: 0.0,
     };
     if let Some(impostor) = view.entry.impostor() {
         let (albedo, normal) = atlases(view, &impostor);
+        let depth = &view.textures[impostor.depth as usize];
         report.grid = impostor.grid;
         report.cell_px = impostor.cell_px;
         report.levels = albedo.levels.len();
         report.albedo_format = Some(format!("{:?}", albedo.format));
         report.normal_format = Some(format!("{:?}", normal.format));
-        report.bytes = [albedo, normal]
+        report.depth_format = Some(format!("{:?}", depth.format));
+        report.bytes = [albedo, normal, depth]
             .iter()
             .flat_map(|t| &t.levels)
             .map(|l| l.len())
@@ -144,7 +148,7 @@ fn print(report: &PropImpostor, json: bool) -> Result<()> {
         println!("{}: {reason}", report.prop);
     } else {
         println!(
-            "{}: {}×{} views of {}², {} levels ({} / {}), {} bytes ({:.2} MB), radius {:.2} m, error {:.3} m",
+            "{}: {}×{} views of {}², {} levels ({} / {} / {}), {} bytes ({:.2} MB), radius {:.2} m, error {:.3} m",
             report.prop,
             report.grid,
             report.grid,
@@ -152,6 +156,7 @@ fn print(report: &PropImpostor, json: bool) -> Result<()> {
             report.levels,
             report.albedo_format.as_deref().unwrap_or_default(),
             report.normal_format.as_deref().unwrap_or_default(),
+            report.depth_format.as_deref().unwrap_or_default(),
             report.bytes,
             report.bytes as f64 / 1e6,
             report.radius_m,

@@ -545,15 +545,16 @@ fn impostor_shows_a_cached_trees_atlases_and_says_why_a_pebble_has_none() {
         "a 13 m sphere covering 54 px where its coarsest mesh's error is a pixel"
     );
     assert_eq!(report["albedo_format"], "Bc3Srgb");
-    assert_eq!(report["normal_format"], "Rgba8Linear");
+    assert_eq!(report["normal_format"], "Bc5");
+    assert_eq!(report["depth_format"], "Bc5");
     // 768² texels at level 0, 5 levels per atlas (cells of 64 texels down to 4); a
-    // byte a texel for the BC3 albedo, four for the RGBA8 normals.
+    // byte a texel for each of the BC3 albedo, the BC5 normals and the BC5 depths.
     assert_eq!(report["levels"], 5);
     let error_m = report["error_m"].as_f64().unwrap();
     let texel_m = 2.0 * report["radius_m"].as_f64().unwrap() / 64.0;
     assert!((1.0..3.0).contains(&(error_m / texel_m)), "{report}");
     let level_texels: u64 = (0..5).map(|l| (12u64 * (64 >> l)).pow(2)).sum();
-    assert_eq!(report["bytes"].as_u64(), Some(5 * level_texels));
+    assert_eq!(report["bytes"].as_u64(), Some(3 * level_texels));
     assert_eq!(png_size(&picture), (2 * 768, 768));
 
     let pebble: serde_json::Value =

@@ -317,6 +317,7 @@ impl<'a> Reader<'a> {
                     sphere,
                     albedo: self.u32("impostor albedo")?,
                     normal: self.u32("impostor normal")?,
+                    depth: self.u32("impostor depth")?,
                     error_m: self.f32("impostor error_m")?,
                 };
                 check_impostor(&view, texture_count as usize)?;

@@ -155,6 +155,7 @@ fn impostor(
             meta.floats(&[view.sphere.radius]);
             meta.u32(view.albedo);
             meta.u32(view.normal);
+            meta.u32(view.depth);
             meta.floats(&[view.error_m]);
         }
         ImpostorRecord::Refused { reason } => {

@@ -7,12 +7,12 @@ use crate::model::ImpostorView;
 
 /// The record's first byte: a refusal (its reason follows as a string).
 pub(super) const REFUSED: u8 = 0;
-/// The record's first byte: a baked impostor (grid, cell, sphere, two texture indices,
+/// The record's first byte: a baked impostor (grid, cell, sphere, three texture indices,
 /// error in metres).
 pub(super) const BAKED: u8 = 1;
 
 /// A baked impostor's fields are possible: an even grid, a power-of-two cell, an atlas
-/// no larger than a texture may be, a finite sphere of positive radius, two distinct
+/// no larger than a texture may be, a finite sphere of positive radius, three distinct
 /// textures of the entry and a finite error of 0 or more.
 pub(super) fn check_impostor(view: &ImpostorView, texture_count: usize) -> Result<(), FormatError> {
     let bad = |reason: String| Err(malformed("impostor", reason));
@@ -22,6 +22,7 @@ pub(super) fn check_impostor(view: &ImpostorView, texture_count: usize) -> Resul
         sphere,
         albedo,
         normal,
+        depth,
         error_m,
     } = *view;
     if grid == 0 || !grid.is_multiple_of(2) {
@@ -41,13 +42,16 @@ pub(super) fn check_impostor(view: &ImpostorView, texture_count: usize) -> Resul
     if !finite || sphere.radius <= 0.0 {
         return bad(format!("sphere {sphere:?}"));
     }
-    for (what, index) in [("albedo", albedo), ("normal", normal)] {
+    let atlases = [("albedo", albedo), ("normal", normal), ("depth", depth)];
+    for (what, index) in atlases {
         if index as usize >= texture_count {
             return bad(format!("{what} atlas {index} of {texture_count} textures"));
         }
     }
-    if albedo == normal {
-        return bad(format!("albedo and normal are both texture {albedo}"));
+    for (i, (what, index)) in atlases.iter().enumerate() {
+        if let Some((other, _)) = atlases[i + 1..].iter().find(|(_, j)| j == index) {
+            return bad(format!("{what} and {other} are both texture {index}"));
+        }
     }
     check_error("impostor error_m", error_m)
 }

@@ -18,8 +18,8 @@
 //!   impostor: kind u8, then
 //!     0 (refused): the reason (string)
 //!     1 (baked): grid u32 (even), cell texels u32 (a power of two), sphere (4 × f32,
-//!       radius > 0), albedo texture u32, normal texture u32 (two distinct indices into
-//!       the texture list; their blobs are `grid × cell` texels square), error_m f32
+//!       radius > 0), albedo, normal and depth textures u32 (three distinct indices
+//!       into the texture list; their blobs are `grid × cell` texels square), error_m f32
 //!       (metres, finite and ≥ 0)
 //! blobs
 //!   a blob reference is (offset u64, length u64) from the start of the file; each blob
@@ -48,7 +48,7 @@ use thiserror::Error;
 
 pub const MAGIC: &[u8; 8] = b"SYLVABAK";
 /// Bumped on any change to the bytes an entry holds.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 pub const HEADER_SIZE: usize = 64;
 /// Where the checksum sits in the header (4 bytes); it covers `HEADER_SIZE..`.
 pub const CHECKSUM_OFFSET: usize = 24;

@@ -115,7 +115,8 @@ pub(crate) fn sample() -> BakedAsset {
             TextureId(*b"metallic-roughness-occlusion-map"),
             TextureId(*b"a tangent-space normal map, BC5."),
             TextureId(*b"impostor albedo atlas, BC3 sRGB."),
-            TextureId(*b"impostor normal + depth atlas..."),
+            TextureId(*b"impostor normal atlas, BC5......"),
+            TextureId(*b"impostor depth atlas, BC5......."),
         ],
         impostor: ImpostorRecord::Baked(ImpostorView {
             grid: 12,
@@ -126,6 +127,7 @@ pub(crate) fn sample() -> BakedAsset {
             },
             albedo: 3,
             normal: 4,
+            depth: 5,
             error_m: 0.3125,
         }),
     }
@@ -151,7 +153,7 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
         std::fs::write(golden_path(FORMAT_VERSION), encode(&sample()).unwrap()).unwrap();
     }
     let golden = std::fs::read(golden_path(FORMAT_VERSION)).expect(
-        "tests/data/golden-v6.sylva is committed; a deliberate format change writes a new golden file",
+        "tests/data/golden-v7.sylva is committed; a deliberate format change writes a new golden file",
     );
     let entry = Entry::parse(&golden).unwrap();
     assert_eq!(entry.to_baked(), sample());
@@ -169,11 +171,11 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
 }
 
 /// Entries of the previous versions (v4 without an impostor record, v5 without errors
-/// in metres and the prop's sphere) are refused by version, not misread: the bake
-/// writes them anew.
+/// in metres and the prop's sphere, v6 with the impostor's depths in its normal atlas)
+/// are refused by version, not misread: the bake writes them anew.
 #[test]
 fn the_previous_golden_entries_are_refused_by_version() {
-    for version in [4, 5] {
+    for version in [4, 5, 6] {
         let old = std::fs::read(golden_path(version)).unwrap();
         assert_eq!(
             Entry::parse(&old).unwrap_err(),
@@ -279,8 +281,9 @@ fn impossible_impostors_are_refused_when_encoding() {
             cell_px: 2048,
             ..good
         },
-        ImpostorView { albedo: 5, ..good },
+        ImpostorView { albedo: 6, ..good },
         ImpostorView { normal: 3, ..good },
+        ImpostorView { depth: 4, ..good },
         ImpostorView {
             sphere: Sphere {
                 center: [f32::NAN, 0.0, 0.0],

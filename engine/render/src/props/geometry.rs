@@ -300,8 +300,11 @@ pub struct ImpostorGeometry<'a> {
     pub radius: f32,
     /// sRGB colour and coverage.
     pub albedo: TextureLevels<'a>,
-    /// Prop-space normal as `n × ½ + ½`, depth towards the view in alpha.
+    /// The view-frame normal on the hemi-octahedral square, in R and G.
     pub normal: TextureLevels<'a>,
+    /// The depth towards the view (R) and the shadow pass's (G), `[-radius, radius]` as
+    /// `[0, 1]`.
+    pub depth: TextureLevels<'a>,
     /// The perceptual roughness it is shaded with (the atlas keeps none): its parts'
     /// mean.
     pub roughness: f32,
@@ -309,8 +312,13 @@ pub struct ImpostorGeometry<'a> {
     pub metallic: f32,
 }
 
-impl ImpostorGeometry<'_> {
-    /// Checks the layout and both atlases; `part` is the prop's part count, so
+impl<'a> ImpostorGeometry<'a> {
+    /// Albedo, normal and depth.
+    pub fn atlases(&self) -> [&TextureLevels<'a>; 3] {
+        [&self.albedo, &self.normal, &self.depth]
+    }
+
+    /// Checks the layout and the atlases; `part` is the prop's part count, so
     /// texture errors name the impostor as the part after the last.
     pub fn validate(&self, part: usize) -> Result<(), GeometryError> {
         let side = self.grid.checked_mul(self.cell_px);
@@ -333,7 +341,7 @@ impl ImpostorGeometry<'_> {
                 self.roughness, self.metallic
             ));
         }
-        for atlas in [&self.albedo, &self.normal] {
+        for atlas in self.atlases() {
             if Some(atlas.width) != side || Some(atlas.height) != side {
                 return bad(format!(
                     "a {}×{} atlas for {} views of {} texels",

@@ -1,4 +1,4 @@
-//! A prop's impostor on the GPU: its two atlases (shared through the renderer's texture
+//! A prop's impostor on the GPU: its three atlases (shared through the renderer's texture
 //! table by blob key, like material textures), its uniform and the bind group the
 //! impostor pipelines read.
 
@@ -23,8 +23,8 @@ pub const IMPOSTOR_ALPHA_CUTOFF: f32 = 0.5;
 
 pub struct GpuImpostor {
     pub bind_group: BindGroup,
-    /// The keys of the two atlases in the renderer's texture table.
-    pub texture_keys: [[u8; 32]; 2],
+    /// The keys of the atlases in the renderer's texture table.
+    pub texture_keys: [[u8; 32]; 3],
     /// Its bounding sphere, prop space, for culling.
     pub bounds: Sphere,
 }
@@ -46,10 +46,11 @@ impl GpuImpostor {
             impostor.grid as f32,
             impostor.cell_px as f32,
             impostor
-                .albedo
-                .levels
-                .len()
-                .min(impostor.normal.levels.len()) as f32,
+                .atlases()
+                .iter()
+                .map(|atlas| atlas.levels.len())
+                .min()
+                .unwrap_or(0) as f32,
             IMPOSTOR_ALPHA_CUTOFF,
             impostor.roughness,
             impostor.metallic,
@@ -82,11 +83,15 @@ impl GpuImpostor {
                     binding: 3,
                     resource: BindingResource::TextureView(view(&impostor.normal.key)),
                 },
+                BindGroupEntry {
+                    binding: 4,
+                    resource: BindingResource::TextureView(view(&impostor.depth.key)),
+                },
             ],
         });
         Self {
             bind_group,
-            texture_keys: [impostor.albedo.key, impostor.normal.key],
+            texture_keys: impostor.atlases().map(|atlas| atlas.key),
             bounds: Sphere {
                 center: Vec3::from(impostor.center),
                 radius: impostor.radius,

@@ -26,6 +26,8 @@ var albedo_atlas: texture_2d<f32>;
 var atlas_sampler: sampler;
 [[group(1), binding(3)]]
 var normal_atlas: texture_2d<f32>;
+[[group(1), binding(4)]]
+var depth_atlas: texture_2d<f32>;
 
 fn oct_encode(d: vec3<f32>) -> vec2<f32> {
     let sum = max(abs(d.x) + max(d.y, 0.0) + abs(d.z), 1e-20);
@@ -150,7 +152,7 @@ fn plane_crossing(basis: ViewBasis, origin: vec3<f32>, dir: vec3<f32>) -> CellHi
 
 // The depth towards the view that view `cell`'s atlas holds at `hit`, prop space.
 fn atlas_rise(cell: vec2<f32>, hit: CellHit, level: f32) -> f32 {
-    let depth = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(cell, hit.local, level), level).b;
+    let depth = textureSampleLevel(depth_atlas, atlas_sampler, atlas_uv(cell, hit.local, level), level).r;
     return (depth * 2.0 - 1.0) * impostor.sphere.w;
 }
 
@@ -256,6 +258,14 @@ struct ViewsSeen {
     shares: vec4<f32>;
 };
 
+// The normal (RG) and the depths (B: the view's, A: the shadow pass's) at `uv`, from
+// the normal and depth atlases.
+fn surface_texel(uv: vec2<f32>, level: f32) -> vec4<f32> {
+    let normal = textureSampleLevel(normal_atlas, atlas_sampler, uv, level).rg;
+    let depths = textureSampleLevel(depth_atlas, atlas_sampler, uv, level).rg;
+    return vec4<f32>(normal, depths);
+}
+
 // Reads the four views around `view` (prop space, towards the viewer or the light)
 // along the ray `origin + t × dir`. Call in uniform control flow: the mip level comes
 // from screen derivatives, and every sample is taken before anything is discarded.
@@ -275,10 +285,10 @@ fn read_views(view: vec3<f32>, origin: vec3<f32>, dir: vec3<f32>) -> ViewsSeen {
     seen.a1 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(c1, seen.h1.local, level), level);
     seen.a2 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(c2, seen.h2.local, level), level);
     seen.a3 = textureSampleLevel(albedo_atlas, atlas_sampler, atlas_uv(c3, seen.h3.local, level), level);
-    seen.n0 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(c0, seen.h0.local, level), level);
-    seen.n1 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(c1, seen.h1.local, level), level);
-    seen.n2 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(c2, seen.h2.local, level), level);
-    seen.n3 = textureSampleLevel(normal_atlas, atlas_sampler, atlas_uv(c3, seen.h3.local, level), level);
+    seen.n0 = surface_texel(atlas_uv(c0, seen.h0.local, level), level);
+    seen.n1 = surface_texel(atlas_uv(c1, seen.h1.local, level), level);
+    seen.n2 = surface_texel(atlas_uv(c2, seen.h2.local, level), level);
+    seen.n3 = surface_texel(atlas_uv(c3, seen.h3.local, level), level);
     let covers = vec4<f32>(
         seen.a0.a * on_cell(seen.h0.local, level),
         seen.a1.a * on_cell(seen.h1.local, level),

@@ -216,7 +216,7 @@ impl PropsRenderer {
         if let Some(impostor) = impostor {
             impostor.validate(parts.len())?;
         }
-        let impostor_atlases = impostor.iter().flat_map(|i| [i.albedo, i.normal]);
+        let impostor_atlases = impostor.iter().flat_map(|i| i.atlases().map(|a| *a));
         for texture in parts
             .iter()
             .flat_map(|p| p.material.textures())

@@ -104,14 +104,15 @@ fn material_layout_entries() -> [BindGroupLayoutEntry; 7] {
 /// cutoff, then its surface (roughness, metallic, two unused).
 pub const IMPOSTOR_UNIFORM_SIZE: u64 = 48;
 
-/// The impostor bind group: the uniform (both stages), the albedo atlas 1, the sampler 2
-/// and the normal atlas 3.
-fn impostor_layout_entries() -> [BindGroupLayoutEntry; 4] {
+/// The impostor bind group: the uniform (both stages), the albedo atlas 1, the sampler 2,
+/// the normal atlas 3 and the depth atlas 4.
+fn impostor_layout_entries() -> [BindGroupLayoutEntry; 5] {
     [
         uniform_entry(ShaderStages::VERTEX_FRAGMENT, IMPOSTOR_UNIFORM_SIZE),
         texture_entry(1),
         sampler_entry(2),
         texture_entry(3),
+        texture_entry(4),
     ]
 }
 
