@@ -1,10 +1,11 @@
 //! Where an impostor stops paying: each kit prop with an impostor drawn as a field of
-//! instances spread evenly over the ground from its impostor's switch distance out, seen
-//! from eye height, once as its coarsest mesh and once as its impostor (and the empty
-//! field, whose frame the two share), side by side in one run on whatever adapter there is (lavapipe where there
-//! is no GPU; `scripts/gpu-bench` runs it on a GPU). The ratio of the two frame times,
-//! against the coarsest mesh's triangles, is the crossover the bake's
-//! `IMPOSTOR_MIN_TRIANGLES` comes from.
+//! instances spread evenly over the ground from its impostor's switch distance out (to
+//! eight times as far, and to its size cull), seen from eye height, once as its coarsest
+//! mesh and once as its impostor (and the empty field, whose frame the two share), side
+//! by side in one run on whatever adapter there is (lavapipe where there is no GPU;
+//! `scripts/gpu-bench` runs it on a GPU). The near field's ratio of the two frame times,
+//! against the coarsest mesh's triangles per pixel where the impostor takes over, is
+//! the crossover the bake's `IMPOSTOR_MIN_DENSITY` comes from.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::{Mat4, Vec3};
@@ -26,9 +27,14 @@ const FRAME: (u32, u32) = (960, 540);
 /// distance out.
 const FIELD_INSTANCES: usize = 2000;
 
-/// How far the field reaches, in switch distances: as far as the prop still covers
-/// pixels, instances spread evenly on the ground are most of them far out.
-const FIELD_DEPTH: f32 = 8.0;
+/// How far each field reaches, in switch distances: the near field (8), where the
+/// impostor takes over from the mesh and is largest on screen, and the whole range to
+/// where the prop covers a pixel and is culled (or the ground ends), where instances
+/// spread evenly are most of them far out and small.
+const FIELDS: [(&str, f32); 2] = [("near", 8.0), ("to_cull", f32::INFINITY)];
+
+/// How far the ground reaches from the camera.
+const GROUND_REACH_M: f32 = 3900.0;
 
 /// The camera stands this high above the ground, looking level over the field.
 const EYE_HEIGHT_M: f32 = 1.7;
@@ -92,48 +98,52 @@ fn crossover(c: &mut Criterion) {
             .sum();
         let radius = view.entry.sphere.radius;
         // The switch distance on this frame at a pixel of tolerance: where the larger
-        // error covers a pixel. The field runs from there to eight times as far, or to
-        // where the prop covers a pixel if nearer.
+        // error covers a pixel. Each field runs from there out, at most to where the
+        // prop covers a pixel.
         let vfov = CameraView::new(Vec3::ZERO, Vec3::ONE).vfov.to_radians();
         let per_metre_at_1m = FRAME.1 as f32 / (2.0 * (vfov / 2.0).tan());
         let near = coarsest_error.max(impostor.error_m) * per_metre_at_1m;
-        let far = (FIELD_DEPTH * near).min(2.0 * radius * per_metre_at_1m);
-        let half_width = (vfov / 2.0).tan() * FRAME.0 as f32 / FRAME.1 as f32;
-        let area = half_width * (far * far - near * near);
-        let spacing = (area / FIELD_INSTANCES as f32).sqrt();
-        let transforms: Vec<Mat4> = (0..)
-            .map(|row| near + (row as f32 + 0.5) * spacing)
-            .take_while(|&z| z < far)
-            .flat_map(|z| {
-                let columns = (z * half_width / spacing) as i32;
-                (-columns..=columns).map(move |column| (column as f32 * spacing, z))
-            })
-            .map(|(x, z)| Mat4::from_translation(Vec3::new(ORIGIN.x + x, 0.0, ORIGIN.z + z)))
-            .collect();
-        let eye = ORIGIN + Vec3::new(0.0, EYE_HEIGHT_M, 0.0);
-        let camera = CameraView::new(eye, eye + Vec3::Z);
-        let mut group = c.benchmark_group(format!(
-            "impostor_crossover/{name} ({triangles} triangles, {:.0} px at {near:.0} m, {} instances to {far:.0} m)",
+        for (field, depth) in FIELDS {
+            let far = (depth * near)
+                .min(2.0 * radius * per_metre_at_1m)
+                .min(GROUND_REACH_M);
+            let half_width = (vfov / 2.0).tan() * FRAME.0 as f32 / FRAME.1 as f32;
+            let area = half_width * (far * far - near * near);
+            let spacing = (area / FIELD_INSTANCES as f32).sqrt();
+            let transforms: Vec<Mat4> = (0..)
+                .map(|row| near + (row as f32 + 0.5) * spacing)
+                .take_while(|&z| z < far)
+                .flat_map(|z| {
+                    let columns = (z * half_width / spacing) as i32;
+                    (-columns..=columns).map(move |column| (column as f32 * spacing, z))
+                })
+                .map(|(x, z)| Mat4::from_translation(Vec3::new(ORIGIN.x + x, 0.0, ORIGIN.z + z)))
+                .collect();
+            let eye = ORIGIN + Vec3::new(0.0, EYE_HEIGHT_M, 0.0);
+            let camera = CameraView::new(eye, eye + Vec3::Z);
+            let mut group = c.benchmark_group(format!(
+            "impostor_crossover/{field}/{name} ({triangles} triangles, {:.0} px at {near:.0} m, {} instances to {far:.0} m)",
             2.0 * radius / coarsest_error.max(impostor.error_m),
             transforms.len()
         ));
-        group.sample_size(10);
-        let kinds = [
-            (0, "nothing"),
-            (transforms.len(), "coarsest_mesh"),
-            (transforms.len(), "impostor"),
-        ];
-        for (level, (count, what)) in [lods - 1, lods - 1, lods].into_iter().zip(kinds) {
-            let (mut props, registry) =
-                stage.plugin(&files, &transforms[..count], level, TextureUpload::Native);
-            group.bench_function(what, |b| {
-                b.iter(|| {
-                    now += 1.0;
-                    stage.frame(&mut props, &registry, camera, FRAME)
-                })
-            });
+            group.sample_size(10);
+            let kinds = [
+                (0, "nothing"),
+                (transforms.len(), "coarsest_mesh"),
+                (transforms.len(), "impostor"),
+            ];
+            for (level, (count, what)) in [lods - 1, lods - 1, lods].into_iter().zip(kinds) {
+                let (mut props, registry) =
+                    stage.plugin(&files, &transforms[..count], level, TextureUpload::Native);
+                group.bench_function(what, |b| {
+                    b.iter(|| {
+                        now += 1.0;
+                        stage.frame(&mut props, &registry, camera, FRAME)
+                    })
+                });
+            }
+            group.finish();
         }
-        group.finish();
     }
 }
 

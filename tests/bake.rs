@@ -407,7 +407,7 @@ fn a_missing_or_corrupt_texture_names_its_material_and_file_and_the_rest_still_b
 }
 
 #[test]
-fn bakes_are_identical_on_one_and_four_threads() {
+fn bakes_are_identical_on_one_two_and_four_threads() {
     let assets = full_assets();
     // A flat-shaded tree: its levels append face-normal vertices.
     fs::create_dir_all(assets.path().join("box")).unwrap();
@@ -439,6 +439,7 @@ fn bakes_are_identical_on_one_and_four_threads() {
         "four entries, the truck's texture, the three atlases of three impostors (the quad \
          is flat), the manifest"
     );
+    assert_eq!(one, bytes_with(2));
     assert_eq!(one, bytes_with(4));
 }
 

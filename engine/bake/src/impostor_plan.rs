@@ -24,13 +24,19 @@
 //! # Whether it pays
 //! An impostor is four vertices but a fragment shader reading sixteen atlas texels and
 //! writing its depth (so no early depth test), and an atlas in memory; a mesh costs per
-//! triangle. Which is cheaper depends on the coarsest mesh's triangles per pixel where
-//! the impostor would take over: its triangles over the square of its coverage. Fields
-//! of each kit prop drawn both ways (`benches/impostor_crossover.rs`, BENCHMARKS.md)
-//! put the crossover at [`IMPOSTOR_MIN_DENSITY`]: shrubs and trees at 0.35–1.4
-//! triangles a pixel draw 1.4–3.8× faster as impostors, boulders, logs and card tufts at
-//! 0.02–0.15 draw 2.5–8× slower. A prop under it keeps its coarsest mesh to its
-//! screen-size cull and bakes no atlas.
+//! triangle. Where the impostor takes over, which is cheaper depends on the coarsest
+//! mesh's triangles per pixel there: its triangles over the square of its coverage.
+//! Fields of each kit prop drawn both ways from the switch distance to eight times as
+//! far (`benches/impostor_crossover.rs`, BENCHMARKS.md) put the crossover at
+//! [`IMPOSTOR_MIN_DENSITY`]: shrubs and trees at 0.35–1.4 triangles a pixel draw
+//! 1.4–3.8× faster as impostors, boulders, logs and card tufts at 0.02–0.15 draw
+//! 2.5–8× slower. A prop under it keeps its coarsest mesh to its screen-size cull and
+//! bakes no atlas. Farther out the impostor gets cheaper while the mesh does not: over
+//! the whole range to the size cull, where most instances of an even field are small,
+//! the impostor is the faster for every kit prop. Such props would be cheapest with
+//! their mesh near and an impostor taking over later than its error allows, at cells
+//! sized for that distance; the plan does not do that yet, so they spend no atlas bytes
+//! and draw their mesh instead.
 
 use serde::Serialize;
 
@@ -40,10 +46,10 @@ use serde::Serialize;
 pub const REFERENCE_TOLERANCE_PX: f32 = 1.0;
 
 /// Coarsest meshes with fewer triangles per pixel of the prop's square at the switch
-/// (triangles ÷ coverage²) keep their mesh instead of an impostor: the crossover
-/// measured by `benches/impostor_crossover.rs` on lavapipe (BENCHMARKS.md, impostors:
-/// where they pay). A GPU shades fragments relatively cheaper, so there the crossover
-/// is lower, not higher: props kept as meshes here stay cheap there.
+/// (triangles ÷ coverage²) keep their mesh instead of an impostor: the crossover where
+/// the impostor takes over, measured by `benches/impostor_crossover.rs` on lavapipe
+/// (BENCHMARKS.md, impostors: where they pay). A GPU shades fragments relatively
+/// cheaper, so there the crossover is lower.
 pub const IMPOSTOR_MIN_DENSITY: f32 = 0.3;
 
 /// The largest grid the plan gives: the default 12 × 12 views.
@@ -130,7 +136,7 @@ pub fn plan_impostor(
             why: format!(
                 "{where_it_takes_over}: its coarsest level's {coarsest_triangles} triangles \
                  are {density:.3} a pixel of its square there, under the {min_density} \
-                 where an impostor draws faster"
+                 where an impostor taking over draws faster"
             ),
         }
     } else {
