@@ -26,16 +26,11 @@ const FILES: [(&str, &str); 4] = [
 /// (`impostor_min_density: Some(0.0)`; by default the box's twelve triangles keep
 /// their mesh), so that the atlases' blobs take part.
 fn full_assets() -> tempfile::TempDir {
-    let dir = temp_assets(&CATEGORIES, &FILES);
-    let categories: Vec<String> = CATEGORIES
-        .iter()
-        .map(|c| format!("{c:?}: (family: {c:?}, bake: (impostor_min_density: Some(0.0)))"))
-        .collect();
-    fs::write(
-        dir.path().join("catalog.ron"),
-        format!("(categories: {{ {} }})", categories.join(", ")),
-    )
-    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    common::write_catalog(dir.path(), &CATEGORIES, "impostor_min_density: Some(0.0)");
+    for (category, file) in FILES {
+        add_file(dir.path(), category, file);
+    }
     add_file(dir.path(), "truck", "CesiumMilkTruck0.bin");
     add_file(dir.path(), "truck", "CesiumMilkTruck.png");
     dir
@@ -695,15 +690,7 @@ fn category_of(stem: &str) -> &'static str {
 fn quaternius_assets() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let categories = ["tree", "bush", "grass", "rock", "log", "other"];
-    let entries: Vec<String> = categories
-        .iter()
-        .map(|c| format!("{c:?}: (family: {c:?})"))
-        .collect();
-    fs::write(
-        dir.path().join("catalog.ron"),
-        format!("(categories: {{ {} }})", entries.join(", ")),
-    )
-    .unwrap();
+    common::write_catalog(dir.path(), &categories, "");
     for pack in ["quaternius_simple", "quaternius_nature"] {
         for file in fs::read_dir(common::repo().join("tests/data/real").join(pack)).unwrap() {
             let path = file.unwrap().path();

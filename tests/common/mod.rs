@@ -51,19 +51,26 @@ pub fn gltf_file(name: &str) -> PathBuf {
     repo().join("tests/data/gltf").join(name)
 }
 
+/// Writes `assets/catalog.ron` with one category per name, each its own family, with
+/// `bake` (a RON bake override's fields, e.g. `impostor_min_density: Some(0.0)`; empty
+/// for none).
+pub fn write_catalog(assets: &std::path::Path, categories: &[&str], bake: &str) {
+    let entries: Vec<String> = categories
+        .iter()
+        .map(|c| format!("{c:?}: (family: {c:?}, bake: ({bake}))"))
+        .collect();
+    std::fs::write(
+        assets.join("catalog.ron"),
+        format!("(categories: {{ {} }})", entries.join(", ")),
+    )
+    .unwrap();
+}
+
 /// A temporary assets folder: a catalog naming `categories` (each its own family) and
 /// copies of corpus files, `(category, corpus file)`.
 pub fn temp_assets(categories: &[&str], files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let entries: Vec<String> = categories
-        .iter()
-        .map(|c| format!("{c:?}: (family: {c:?})"))
-        .collect();
-    std::fs::write(
-        dir.path().join("catalog.ron"),
-        format!("(categories: {{ {} }})", entries.join(", ")),
-    )
-    .unwrap();
+    write_catalog(dir.path(), categories, "");
     for (category, file) in files {
         add_file(dir.path(), category, file);
     }

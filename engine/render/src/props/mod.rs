@@ -148,6 +148,9 @@ pub struct PropsRenderer {
     /// with the same views and nothing changed since (no bucket, no prop) draws those
     /// lists again, whose compact buffers still hold their instances.
     culled: Option<(CullViews, DrawStats)>,
+    /// The loaded props' bytes on the GPU (the byte fields of [`DrawStats`]), counted
+    /// again whenever a prop comes or goes.
+    memory: DrawStats,
     /// How levels cross-fade across switch distances.
     fades: LodFades,
     /// Per bucket of the prop being culled and per view, its culled slots (kept for
@@ -192,6 +195,7 @@ impl PropsRenderer {
             shadow_cameras: Vec::new(),
             views: Vec::new(),
             culled: None,
+            memory: DrawStats::default(),
             fades: LodController::default().fades().clone(),
             scratch: Vec::new(),
             draw_keys: Vec::new(),
@@ -302,6 +306,7 @@ impl PropsRenderer {
             .collect();
         // The bind groups of replaced parts went with them; nothing else holds these.
         self.textures.retain(|key, _| used.contains(key));
+        self.memory = self.count_memory();
     }
 
     /// A new registry replaces the one the buckets mirrored (a session opened in place):
@@ -350,7 +355,7 @@ impl PropsRenderer {
 
     /// The loaded props' bytes on the GPU, in the fields of [`DrawStats`] that count
     /// them.
-    fn memory(&self) -> DrawStats {
+    fn count_memory(&self) -> DrawStats {
         let parts = self.props.values().flat_map(|p| &p.parts);
         let vertex_bytes = parts.clone().map(|p| p.vertex_bytes).sum();
         let index_bytes = parts.flat_map(|p| &p.lods).map(|l| l.index_bytes).sum();
@@ -436,7 +441,7 @@ impl PropsRenderer {
         for view in &mut self.views {
             view.slots.clear();
         }
-        let mut stats = self.memory();
+        let mut stats = self.memory.clone();
         let mut culled = std::mem::take(&mut self.scratch);
         self.draw_keys.clear();
         for (&prop_key, gpu) in &self.props {
