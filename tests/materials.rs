@@ -20,7 +20,10 @@ use sylva_bake::texture::{bake_texture, TextureSettings};
 use sylva_cache::{
     encode, encode_texture, BakedAsset, BakedLevel, BakedPart, CacheDir, ImpostorRecord, PropFiles,
 };
-use sylva_mesh::{Aabb, Material, Sphere, Texture, TextureBinding, TextureKind, Vertex, WrapMode};
+use sylva_mesh::{
+    Aabb, Material, Sphere, Texture, TextureBinding, TextureKind, Vertex, VertexQuantization,
+    WrapMode,
+};
 use sylva_render::props::{PartGeometry, TextureUpload};
 use sylva_render::reference::ObjectPart;
 use sylva_render::{CameraView, RgbaImage};
@@ -147,6 +150,7 @@ fn test_sphere() -> PropFiles {
         emissive_factor: [0.02, 0.01, 0.0],
         ..Material::default()
     };
+    let (quantization, vertices) = VertexQuantization::fit_and_snap(&vertices);
     let bounds = Aabb::of_points(vertices.iter().map(|v| &v.position));
     let part = BakedPart {
         name: "sphere".into(),
@@ -157,6 +161,7 @@ fn test_sphere() -> PropFiles {
             radius: 0.5,
         },
         vertices,
+        quantization,
         levels: vec![BakedLevel {
             indices,
             target_ratio: 1.0,

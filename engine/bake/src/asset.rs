@@ -213,24 +213,27 @@ fn mask_cutoff(parts: &[sylva_import::ImportedPart], index: usize) -> Option<f32
 mod tests {
     use super::*;
     use sylva_cache::{BakedLevel, BakedPart};
-    use sylva_mesh::{Material, Vertex};
+    use sylva_mesh::{Material, Vertex, VertexQuantization};
 
     fn part(points: &[[f32; 3]]) -> BakedPart {
+        let vertices: Vec<Vertex> = points
+            .iter()
+            .map(|&position| Vertex {
+                position,
+                normal: [0.0, 1.0, 0.0],
+                uv: [0.0; 2],
+                tangent: [0.0; 4],
+                color: [255; 4],
+            })
+            .collect();
+        let (quantization, vertices) = VertexQuantization::fit_and_snap(&vertices);
         BakedPart {
             name: "p".into(),
             material: Material::default(),
             bounds: Aabb::of_points(points),
             sphere: Sphere::around(points),
-            vertices: points
-                .iter()
-                .map(|&position| Vertex {
-                    position,
-                    normal: [0.0, 1.0, 0.0],
-                    uv: [0.0; 2],
-                    tangent: [0.0; 4],
-                    color: [255; 4],
-                })
-                .collect(),
+            vertices,
+            quantization,
             levels: vec![BakedLevel {
                 indices: Vec::new(),
                 target_ratio: 1.0,

@@ -3,7 +3,8 @@
 //! (closest authored normal, or an appended face-normal vertex on faceted parts; a level
 //! whose facets the vertex budget cannot keep is simplified less) →
 //! vertex-cache optimise each level → one vertex-fetch optimisation over all levels →
-//! each level's deviation from the full mesh in metres. One vertex buffer for the whole
+//! each level's deviation from the full mesh in metres → vertices packed (16-bit
+//! positions and UVs, 8-bit normals and tangents). One vertex buffer for the whole
 //! chain, one index buffer per level.
 
 use serde::Serialize;
@@ -13,9 +14,9 @@ use sylva_mesh::{Aabb, Sphere};
 
 use crate::settings::{BakeSettings, Borders};
 use crate::stages::{
-    level_deviation, optimize_vertex_cache, optimize_vertex_fetch, shade_corners, simplify_levels,
-    weld, FacetStats, Level, LevelStats, SimplifyInput, StopReason, VertexCacheStats,
-    VertexFetchStats, Wedges, WeldStats,
+    level_deviation, optimize_vertex_cache, optimize_vertex_fetch, quantize_vertices,
+    shade_corners, simplify_levels, weld, FacetStats, Level, LevelStats, QuantizeStats,
+    SimplifyInput, StopReason, VertexCacheStats, VertexFetchStats, Wedges, WeldStats,
 };
 use sylva_catalog::LodLevel;
 
@@ -47,6 +48,7 @@ pub struct ChainStats {
     pub levels: Vec<LevelStats>,
     pub facets: FacetStats,
     pub vertex_fetch: VertexFetchStats,
+    pub quantize: QuantizeStats,
 }
 
 impl ChainStats {
@@ -139,6 +141,7 @@ pub fn build_chain_with_budget(
     for (stats, &error_m) in level_stats.iter_mut().zip(&errors_m[1..]) {
         stats.error_m = error_m;
     }
+    let (vertices, quantization, quantize) = quantize_vertices(&vertices, &errors_m[1..]);
 
     let positions = || vertices.iter().map(|v| &v.position);
     let baked = BakedPart {
@@ -147,6 +150,7 @@ pub fn build_chain_with_budget(
         bounds: Aabb::of_points(positions()),
         sphere: Sphere::around(positions()),
         vertices,
+        quantization,
         levels: levels
             .into_iter()
             .zip(errors_m)
@@ -169,6 +173,7 @@ pub fn build_chain_with_budget(
         levels: level_stats,
         facets,
         vertex_fetch,
+        quantize,
     };
     (baked, stats)
 }
@@ -279,10 +284,11 @@ mod tests {
     }
 
     #[test]
-    fn level_zero_is_the_welded_mesh_bit_for_bit() {
+    fn level_zero_is_the_welded_mesh_packed_bit_for_bit() {
         let part = sphere(16, 32);
         let (welded, welded_indices, _) = weld(&part.vertices, &part.indices);
         let (baked, stats) = build_chain(&part, &BakeSettings::default());
+        let welded: Vec<Vertex> = welded.iter().map(|v| baked.quantization.snap(v)).collect();
         assert_eq!(
             drawn(&baked.vertices, &baked.levels[0].indices),
             drawn(&welded, &welded_indices)
@@ -293,7 +299,7 @@ mod tests {
         welded_bytes.sort();
         assert_eq!(
             baked_bytes, welded_bytes,
-            "positions, normals, UVs and colours are untouched"
+            "positions, normals, UVs and colours are only packed"
         );
         assert_eq!(stats.weld.vertices_out, welded.len());
         // The UV seam (s = 0 and s = segments share positions) is not welded away.

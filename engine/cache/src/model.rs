@@ -1,4 +1,4 @@
-use sylva_mesh::{Aabb, Material, Sphere, Vertex};
+use sylva_mesh::{Aabb, Material, Sphere, Vertex, VertexQuantization};
 
 use crate::file_name::{ENTRY_EXTENSION, TEXTURE_EXTENSION};
 
@@ -87,7 +87,11 @@ pub struct BakedPart {
     pub material: Material,
     pub bounds: Aabb,
     pub sphere: Sphere,
+    /// Every vertex is one [`VertexQuantization::snap`] gives back, so the entry's
+    /// packed vertices parse back to exactly these.
     pub vertices: Vec<Vertex>,
+    /// How the entry packs `vertices`.
+    pub quantization: VertexQuantization,
     /// Level 0 is the full mesh; each index is below `vertices.len()`.
     pub levels: Vec<BakedLevel>,
 }

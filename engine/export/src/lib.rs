@@ -5,8 +5,11 @@
 //! The `.glb` holds, per exported prop:
 //!
 //! - one mesh per LOD level whose primitives are the prop's parts; every level of a
-//!   part indexes the same vertex accessors (one interleaved, 52-byte-stride vertex
-//!   bufferView per part, as the cache stores it) through its own index accessor;
+//!   part indexes the same vertex accessors (one interleaved, 32-byte-stride vertex
+//!   bufferView per part) through its own index accessor. Normals and tangents stay
+//!   8-bit as the cache packs them (`KHR_mesh_quantization`); positions and UVs are
+//!   unpacked to f32, because a part's position range is its own while instancing
+//!   applies a node's transform after the instance's, so no node can carry it;
 //! - materials with every channel the cache holds (base colour, metallic-roughness,
 //!   normal map with TANGENT, occlusion, emission with KHR_materials_emissive_strength
 //!   past 1, alpha mode and cutoff, double-sided) and their textures (the largest
@@ -33,7 +36,9 @@ use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
 use json::{accessor, buffer, material, mesh, texture, Index, Root};
 use sylva_cache::{IndexFormat, PartView, PixelFormat, PropView, TextureId, TextureView};
-use sylva_mesh::{AlphaMode, Material, TextureBinding, WrapMode, VERTEX_STRIDE};
+use sylva_mesh::{
+    AlphaMode, Material, TextureBinding, WrapMode, PACKED_NORMAL, PACKED_STRIDE, PACKED_TANGENT,
+};
 use sylva_scatter::Placement;
 use sylva_terrain::TerrainMesh;
 use thiserror::Error;
@@ -48,6 +53,11 @@ pub const DEFAULT_CELL_SIZE: f32 = 64.0;
 pub const EXT_MESH_GPU_INSTANCING: &str = "EXT_mesh_gpu_instancing";
 /// The LOD extension (coarser nodes named on the LOD 0 node).
 pub const MSFT_LOD: &str = "MSFT_lod";
+/// 8-bit normals and tangents.
+pub const KHR_MESH_QUANTIZATION: &str = "KHR_mesh_quantization";
+/// Bytes per exported vertex: position f32×3, normal i8×3 (and a pad byte), tangent
+/// i8×4, UV f32×2, colour u8×4.
+const EXPORT_STRIDE: usize = 32;
 /// Emission brighter than glTF's factor allows.
 pub const KHR_MATERIALS_EMISSIVE_STRENGTH: &str = "KHR_materials_emissive_strength";
 
@@ -62,8 +72,6 @@ pub enum ExportError {
     },
     #[error("the export would be {bytes} bytes; a .glb holds at most 4 GiB")]
     TooLarge { bytes: u64 },
-    #[error("{prop}: part {part} has a vertex position that is not a finite number")]
-    NonFinitePosition { prop: String, part: String },
     #[error("cell size {value} is not a positive number of metres")]
     CellSize { value: f32 },
     #[error("encoding texture {texture} of {prop} as PNG: {reason}")]
@@ -383,8 +391,8 @@ impl Document {
             .parts
             .iter()
             .filter(|p| p.vertex_count > 0 && p.levels.iter().any(|l| l.index_count > 0))
-            .map(|part| self.part(id, part, &images))
-            .collect::<Result<_, _>>()?;
+            .map(|part| self.part(part, &images))
+            .collect();
         // Parts of a placement move between levels together, so sylva draws as many
         // levels as the part with the fewest has (`sylva_runtime::shape_of`); so does
         // the export.
@@ -419,41 +427,42 @@ impl Document {
         Ok(meshes)
     }
 
-    fn part(
-        &mut self,
-        id: &str,
-        part: &PartView<'_>,
-        images: &[Option<Index<json::Image>>],
-    ) -> Result<ExportedPart, ExportError> {
-        // Mirror X of positions and normals: flipping the sign bit negates exactly.
-        let mut vertices = part.vertex_bytes.to_vec();
+    fn part(&mut self, part: &PartView<'_>, images: &[Option<Index<json::Image>>]) -> ExportedPart {
+        // Mirror X of positions and normals; a mirror also turns the tangent frame over:
+        // tangent X and `w` flip.
+        let mut vertices = Vec::with_capacity(part.vertex_count as usize * EXPORT_STRIDE);
         let mut bounds = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-        for vertex in vertices.chunks_exact_mut(VERTEX_STRIDE) {
-            // A mirror also turns the tangent frame over: tangent X and `w` flip.
-            for sign_byte in [3, 15, 35, 47] {
-                vertex[sign_byte] ^= 0x80;
-            }
-            for axis in 0..3 {
-                let at = axis * 4;
-                let v = f32::from_le_bytes(vertex[at..at + 4].try_into().unwrap());
-                if !v.is_finite() {
-                    return Err(ExportError::NonFinitePosition {
-                        prop: id.to_owned(),
-                        part: part.name.to_owned(),
-                    });
-                }
+        let packed = part.vertex_bytes.chunks_exact(PACKED_STRIDE);
+        for (vertex, packed) in part.vertices().zip(packed) {
+            // Finite: the entry's quantization was checked to unpack to finite values.
+            let [x, y, z] = vertex.position;
+            let position = [-x, y, z];
+            for (axis, &v) in position.iter().enumerate() {
                 bounds.0[axis] = bounds.0[axis].min(v);
                 bounds.1[axis] = bounds.1[axis].max(v);
             }
+            let negated = |byte: u8| (byte as i8).wrapping_neg() as u8;
+            let normal = &packed[PACKED_NORMAL..PACKED_NORMAL + 4];
+            let tangent = &packed[PACKED_TANGENT..PACKED_TANGENT + 4];
+            vertices.extend(position.iter().flat_map(|v| v.to_le_bytes()));
+            vertices.extend([negated(normal[0]), normal[1], normal[2], 0]);
+            vertices.extend([
+                negated(tangent[0]),
+                tangent[1],
+                tangent[2],
+                negated(tangent[3]),
+            ]);
+            vertices.extend(vertex.uv.iter().flat_map(|v| v.to_le_bytes()));
+            vertices.extend(vertex.color);
         }
         let view = self.view(
             &vertices,
-            Some(VERTEX_STRIDE),
+            Some(EXPORT_STRIDE),
             Some(buffer::Target::ArrayBuffer),
         );
         drop(vertices);
         let count = u64::from(part.vertex_count);
-        let (f32_, u8_) = (accessor::ComponentType::F32, accessor::ComponentType::U8);
+        use accessor::ComponentType::{F32, I8, U8};
         use accessor::Type::{Vec2, Vec3, Vec4};
         use mesh::Semantic::{Colors, Normals, Positions, Tangents, TexCoords};
         // Tangents only where a normal map reads them (elsewhere they are zero, which
@@ -461,13 +470,13 @@ impl Document {
         let tangents = part
             .material
             .normal_texture
-            .map(|_| (Tangents, 32, f32_, Vec4, false, None));
+            .map(|_| (Tangents, 16, I8, Vec4, true, None));
         let attributes = [
-            Some((Positions, 0, f32_, Vec3, false, Some(bounds))),
-            Some((Normals, 12, f32_, Vec3, false, None)),
-            Some((TexCoords(0), 24, f32_, Vec2, false, None)),
+            Some((Positions, 0, F32, Vec3, false, Some(bounds))),
+            Some((Normals, 12, I8, Vec3, true, None)),
+            Some((TexCoords(0), 20, F32, Vec2, false, None)),
             tangents,
-            Some((Colors(0), 48, u8_, Vec4, true, None)),
+            Some((Colors(0), 28, U8, Vec4, true, None)),
         ]
         .into_iter()
         .flatten()
@@ -502,11 +511,11 @@ impl Document {
             })
             .collect();
         let material = self.material(&part.material, images);
-        Ok(ExportedPart {
+        ExportedPart {
             attributes,
             levels,
             material,
-        })
+        }
     }
 
     fn image(
@@ -770,6 +779,20 @@ impl Document {
             self.root
                 .extensions_used
                 .push(EXT_MESH_GPU_INSTANCING.into());
+        }
+        let byte_vectors = |a: &accessor::Accessor| {
+            matches!(
+                a.component_type,
+                Valid(accessor::GenericComponentType(accessor::ComponentType::I8))
+            )
+        };
+        if self.root.accessors.iter().any(byte_vectors) {
+            for list in [
+                &mut self.root.extensions_used,
+                &mut self.root.extensions_required,
+            ] {
+                list.push(KHR_MESH_QUANTIZATION.into());
+            }
         }
         if self.root.nodes.iter().any(|n| {
             n.extensions

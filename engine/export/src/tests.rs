@@ -5,7 +5,7 @@ use sylva_cache::{
     encode, encode_texture, BakedAsset, BakedLevel, BakedPart, BakedTexture, ImpostorRecord,
     PropFiles,
 };
-use sylva_mesh::{Aabb, Sphere, TextureBinding, Vertex};
+use sylva_mesh::{Aabb, Sphere, TextureBinding, Vertex, VertexQuantization};
 use sylva_scatter::PlacementId;
 
 use super::*;
@@ -33,16 +33,20 @@ fn two_part_prop(id: &str) -> PropFiles {
         error: 0.0,
         error_m: 0.0,
     };
-    let part = |name: &str, vertices: Vec<Vertex>, levels, material| BakedPart {
-        name: name.into(),
-        material,
-        bounds: Aabb::of_points(vertices.iter().map(|v| &v.position)),
-        sphere: Sphere {
-            center: [0.5, 1.0, 0.5],
-            radius: 1.0,
-        },
-        vertices,
-        levels,
+    let part = |name: &str, vertices: Vec<Vertex>, levels, material| {
+        let (quantization, vertices) = VertexQuantization::fit_and_snap(&vertices);
+        BakedPart {
+            name: name.into(),
+            material,
+            bounds: Aabb::of_points(vertices.iter().map(|v| &v.position)),
+            sphere: Sphere {
+                center: [0.5, 1.0, 0.5],
+                radius: 1.0,
+            },
+            vertices,
+            quantization,
+            levels,
+        }
     };
     let textured = Material {
         name: "leaves".into(),
@@ -207,10 +211,12 @@ fn lod_meshes_share_their_parts_vertex_accessors_and_differ_by_indices() {
         root.extensions_used,
         [
             EXT_MESH_GPU_INSTANCING,
+            KHR_MESH_QUANTIZATION,
             MSFT_LOD,
             KHR_MATERIALS_EMISSIVE_STRENGTH
         ]
     );
+    assert_eq!(root.extensions_required, [KHR_MESH_QUANTIZATION]);
 }
 
 #[test]
@@ -248,10 +254,11 @@ fn materials_keep_their_channels_and_normal_maps_their_tangents() {
     let tangents = leaves.attributes[&Valid(mesh::Semantic::Tangents)].value();
     let (tangent_bytes, count) = accessor_bytes(&root, bin, tangents);
     assert_eq!(count, 4);
+    let tangent: Vec<i8> = tangent_bytes[..4].iter().map(|&b| b as i8).collect();
     assert_eq!(
-        floats(tangent_bytes, 4),
-        [-1.0, 0.0, 0.0, -1.0],
-        "tangent X and handedness mirrored with the frame"
+        tangent,
+        [-127, 0, 0, -127],
+        "tangent X and handedness mirrored with the frame, 8-bit as packed"
     );
     assert!(
         !plain
@@ -290,13 +297,20 @@ fn geometry_is_mirrored_into_gltfs_frame_with_its_winding_kept_facing() {
     let position = primitive.attributes[&Valid(mesh::Semantic::Positions)].value();
     let (vertex_bytes, count) = accessor_bytes(&root, bin, position);
     let corner = |i: usize| {
-        let at = i * VERTEX_STRIDE;
+        let at = i * 32;
         Vec3::from_slice(&floats(&vertex_bytes[at..], 3))
     };
     assert_eq!(count, 4);
     assert_eq!(corner(1), Vec3::new(-1.0, 1.0, 0.0), "X mirrored");
-    let normal = floats(&vertex_bytes[12..], 3);
-    assert_eq!(normal, [-0.6, 0.8, 0.0]);
+    // Normals stay 8-bit signed, as the cache packs them: (0.6, 0.8, 0) mirrored.
+    let normal = vertex_bytes[12..15]
+        .iter()
+        .map(|&b| b as i8)
+        .collect::<Vec<_>>();
+    assert_eq!(normal, [-76, 102, 0]);
+    for list in [&root.extensions_used, &root.extensions_required] {
+        assert!(list.iter().any(|e| e == KHR_MESH_QUANTIZATION), "{list:?}");
+    }
     let accessor = &root.accessors[position];
     assert_eq!(accessor.min, Some(serde_json::json!([-1.0, 1.0, 0.0])));
     assert_eq!(accessor.max, Some(serde_json::json!([0.0, 1.0, 1.0])));
@@ -454,26 +468,10 @@ fn an_empty_session_is_a_glb_with_no_scene_and_no_binary_chunk() {
 }
 
 #[test]
-fn a_vertex_position_that_is_not_finite_is_refused_by_name() {
+fn a_vertex_position_that_is_not_finite_never_reaches_an_entry() {
     let files = two_part_prop("tree/a");
     let mut asset = files.parse().unwrap().entry.to_baked();
     asset.parts[1].vertices[0].position[2] = f32::INFINITY;
-    let files = PropFiles {
-        entry: encode(&asset).unwrap(),
-        ..files
-    };
-    let view = files.parse().unwrap();
-    let props = BTreeMap::from([("tree/a", view)]);
-    let placement = placement(1, "tree/a", Vec3::ZERO, 0.0, 1.0);
-    let error = write_glb(
-        &mut Vec::new(),
-        &props,
-        &[&placement],
-        ExportOptions::default(),
-    )
-    .unwrap_err();
-    assert!(
-        matches!(&error, ExportError::NonFinitePosition { prop, .. } if prop == "tree/a"),
-        "{error}"
-    );
+    let error = encode(&asset).unwrap_err();
+    assert!(error.to_string().contains("not finite"), "{error}");
 }

@@ -1,8 +1,9 @@
-/// Bytes per vertex in the GPU layout.
+/// Bytes per [`Vertex`].
 pub const VERTEX_STRIDE: usize = 52;
 
-/// One vertex in the fixed GPU layout the renderer binds directly, little-endian and
-/// interleaved, 52 bytes:
+/// One vertex in full precision, the form the importer and the bake's stages work on;
+/// the cache and the GPU hold it packed ([`crate::VertexQuantization`]). As bytes,
+/// little-endian and interleaved, 52 bytes:
 ///
 /// | offset | attribute | format |
 /// |---|---|---|
@@ -27,7 +28,7 @@ pub struct Vertex {
 const _: () = assert!(std::mem::size_of::<Vertex>() == VERTEX_STRIDE);
 
 impl Vertex {
-    /// The vertex in the GPU layout.
+    /// The vertex as bytes.
     pub fn to_bytes(&self) -> [u8; VERTEX_STRIDE] {
         let mut out = [0; VERTEX_STRIDE];
         let floats = self
@@ -42,18 +43,6 @@ impl Vertex {
         out[48..].copy_from_slice(&self.color);
         out
     }
-
-    /// Reads one vertex of the GPU layout.
-    pub fn from_bytes(bytes: &[u8; VERTEX_STRIDE]) -> Self {
-        let f = |i: usize| f32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
-        Vertex {
-            position: [f(0), f(4), f(8)],
-            normal: [f(12), f(16), f(20)],
-            uv: [f(24), f(28)],
-            tangent: [f(32), f(36), f(40), f(44)],
-            color: [bytes[48], bytes[49], bytes[50], bytes[51]],
-        }
-    }
 }
 
 #[cfg(test)]
@@ -61,7 +50,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bytes_round_trip_in_the_documented_layout() {
+    fn bytes_are_in_the_documented_layout() {
         let v = Vertex {
             position: [1.0, -2.0, 3.5],
             normal: [0.0, 1.0, 0.0],
@@ -74,6 +63,5 @@ mod tests {
         assert_eq!(&bytes[28..32], &0.75f32.to_le_bytes());
         assert_eq!(&bytes[44..48], &(-1.0f32).to_le_bytes());
         assert_eq!(&bytes[48..], &[10, 20, 30, 255]);
-        assert_eq!(Vertex::from_bytes(&bytes), v);
     }
 }

@@ -17,9 +17,7 @@ use rend3_routine::pbr::{
 
 use crate::convert;
 use crate::error::RenderError;
-use crate::props::{
-    AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureLevels, VERTEX_STRIDE,
-};
+use crate::props::{AlphaMode, IndexWidth, LodIndices, PartGeometry, PartMaterial, TextureLevels};
 
 /// One part uploaded the naive way: a rend3 mesh per LOD and one material.
 pub struct ObjectPart {
@@ -35,7 +33,7 @@ impl ObjectPart {
         part.validate(0).map_err(|e| RenderError::Mesh {
             reason: e.to_string(),
         })?;
-        let mut vertices = decode_vertices(part.vertices);
+        let mut vertices = unpack_vertices(part);
         // rend3 0.3's bitangent is cross(normal, tangent), whatever `w` says. A part
         // whose frames are all left-handed (`w` = −1, every glTF normal map in sylva's
         // mirrored frame) is the same surface with the tangent and the map's X negated.
@@ -168,8 +166,7 @@ struct Vertices {
     colors: Vec<[u8; 4]>,
 }
 
-fn decode_vertices(bytes: &[u8]) -> Vertices {
-    let float = |v: &[u8], i: usize| f32::from_le_bytes([v[i], v[i + 1], v[i + 2], v[i + 3]]);
+fn unpack_vertices(part: &PartGeometry) -> Vertices {
     let mut out = Vertices {
         positions: Vec::new(),
         normals: Vec::new(),
@@ -178,16 +175,14 @@ fn decode_vertices(bytes: &[u8]) -> Vertices {
         uvs: Vec::new(),
         colors: Vec::new(),
     };
-    for v in bytes.chunks_exact(VERTEX_STRIDE) {
-        out.positions
-            .push(g20::Vec3::new(float(v, 0), float(v, 4), float(v, 8)));
-        out.normals
-            .push(g20::Vec3::new(float(v, 12), float(v, 16), float(v, 20)));
-        out.uvs.push(g20::Vec2::new(float(v, 24), float(v, 28)));
-        out.tangents
-            .push(g20::Vec3::new(float(v, 32), float(v, 36), float(v, 40)));
-        out.handedness.push(float(v, 44));
-        out.colors.push([v[48], v[49], v[50], v[51]]);
+    for v in part.quantization.unpack_all(part.vertices) {
+        out.positions.push(g20::Vec3::from(v.position));
+        out.normals.push(g20::Vec3::from(v.normal));
+        out.uvs.push(g20::Vec2::from(v.uv));
+        let [x, y, z, w] = v.tangent;
+        out.tangents.push(g20::Vec3::new(x, y, z));
+        out.handedness.push(w);
+        out.colors.push(v.color);
     }
     out
 }

@@ -118,6 +118,7 @@ pub fn geometry_of<'a>(prop: &'a PropView<'_>) -> Vec<PartGeometry<'a>> {
             let material = &part.material;
             PartGeometry {
                 vertices: part.vertex_bytes,
+                quantization: part.quantization,
                 lods: part
                     .levels
                     .iter()

@@ -255,7 +255,7 @@ fn print_stages(stats: &ChainStats) {
         })
         .collect();
     println!(
-        "             weld {}→{}, ACMR {:.2}→{:.2}, levels {}, overfetch {:.2}→{:.2}{}{}{}",
+        "             weld {}→{}, ACMR {:.2}→{:.2}, levels {}, overfetch {:.2}→{:.2}, packed ±{:.2} mm{}{}{}{}",
         stats.weld.vertices_in,
         stats.weld.vertices_out,
         stats.vertex_cache.acmr_before,
@@ -263,6 +263,14 @@ fn print_stages(stats: &ChainStats) {
         levels.join(", "),
         stats.vertex_fetch.overfetch_before,
         stats.vertex_fetch.overfetch_after,
+        stats.quantize.position_error_m * 1000.0,
+        stats
+            .quantize
+            .share_of_level_error
+            .map_or(String::new(), |share| format!(
+                " ({:.1} % of the finest level's error)",
+                share * 100.0
+            )),
         match stats.lock_border {
             Borders::Locked => ", LockBorder",
             Borders::LockedUnlessStuck if stats.levels.iter().any(|l| l.borders_freed) => {

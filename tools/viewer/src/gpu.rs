@@ -13,9 +13,8 @@ use rend3::types::{PresentMode, Surface, TextureFormat};
 use rend3::InstanceAdapterDevice;
 use rend3_egui::EguiRenderRoutine;
 use sylva_buckets::{BucketChanges, PlacementRegistry, PropKey, PropShape};
-use sylva_render::props::{
-    IndexWidth, LodIndices, PartGeometry, PartMaterial, PropsRenderer, VERTEX_STRIDE,
-};
+use sylva_mesh::{Vertex, VertexQuantization};
+use sylva_render::props::{IndexWidth, LodIndices, PartGeometry, PartMaterial, PropsRenderer};
 use sylva_render::{CameraView, OutputFrame, Overlays, RenderContext, RgbaImage};
 use sylva_runtime::{FrameStats, Runtime};
 use sylva_world::World;
@@ -293,7 +292,7 @@ impl CursorLayer {
         let marker_error = |reason: String| GpuError::Marker { reason };
         let mut registry = PlacementRegistry::new();
         let mut renderer = PropsRenderer::new(&context.renderer, &context.base.interfaces);
-        let (vertices, indices) = marker_mesh();
+        let (vertices, quantization, indices) = marker_mesh();
         let mut keys = Vec::new();
         for tint in Tint::ALL {
             let key = registry.intern(&format!("cursor/{}", tint.name()));
@@ -309,6 +308,7 @@ impl CursorLayer {
                 .map_err(|e| marker_error(e.to_string()))?;
             let part = PartGeometry {
                 vertices: &vertices,
+                quantization,
                 lods: vec![LodIndices {
                     bytes: &indices,
                     width: IndexWidth::U16,
@@ -357,8 +357,8 @@ impl CursorLayer {
 }
 
 /// A unit octahedron standing on its lower tip at the origin: 6 vertices, 8 faces,
-/// in the renderer's 36-byte vertex layout, with u16 indices.
-fn marker_mesh() -> (Vec<u8>, Vec<u8>) {
+/// packed as the renderer reads them, with u16 indices.
+fn marker_mesh() -> (Vec<u8>, VertexQuantization, Vec<u8>) {
     let points: [[f32; 3]; 6] = [
         [0.5, 0.5, 0.0],
         [-0.5, 0.5, 0.0],
@@ -367,15 +367,19 @@ fn marker_mesh() -> (Vec<u8>, Vec<u8>) {
         [0.0, 0.5, 0.5],
         [0.0, 0.5, -0.5],
     ];
-    let mut vertices = Vec::with_capacity(6 * VERTEX_STRIDE);
-    for p in points {
-        let normal = glam::Vec3::new(p[0], p[1] - 0.5, p[2]).normalize();
-        // Position, normal, uv and a tangent nothing reads (no normal map).
-        for v in p.into_iter().chain(normal.to_array()).chain([0.0; 6]) {
-            vertices.extend_from_slice(&v.to_le_bytes());
-        }
-        vertices.extend_from_slice(&[255; 4]);
-    }
+    let vertices: Vec<Vertex> = points
+        .into_iter()
+        .map(|p| Vertex {
+            position: p,
+            normal: glam::Vec3::new(p[0], p[1] - 0.5, p[2])
+                .normalize()
+                .to_array(),
+            color: [255; 4],
+            ..Vertex::default()
+        })
+        .collect();
+    let quantization = VertexQuantization::fit(&vertices);
+    let vertices = vertices.iter().flat_map(|v| quantization.pack(v)).collect();
     let faces: [[u16; 3]; 8] = [
         [2, 4, 0],
         [2, 1, 4],
@@ -391,5 +395,5 @@ fn marker_mesh() -> (Vec<u8>, Vec<u8>) {
         .flatten()
         .flat_map(|i| i.to_le_bytes())
         .collect();
-    (vertices, indices)
+    (vertices, quantization, indices)
 }

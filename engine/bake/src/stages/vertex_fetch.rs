@@ -1,10 +1,10 @@
 use serde::Serialize;
-use sylva_mesh::{Vertex, VERTEX_STRIDE};
+use sylva_mesh::{Vertex, PACKED_STRIDE};
 
 use super::Level;
 
-/// Vertex fetch overfetch of the full level (bytes fetched ÷ vertex bytes) before and
-/// after.
+/// Vertex fetch overfetch of the full level (bytes fetched ÷ vertex bytes, of packed
+/// vertices as the GPU reads them) before and after.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct VertexFetchStats {
     pub vertices: usize,
@@ -28,7 +28,7 @@ pub fn optimize_vertex_fetch(
     levels: &mut [Level],
 ) -> (Vec<Vertex>, VertexFetchStats) {
     let overfetch = |indices: &[u32], n: usize| {
-        meshopt::analyze_vertex_fetch(indices, n, VERTEX_STRIDE).overfetch
+        meshopt::analyze_vertex_fetch(indices, n, PACKED_STRIDE).overfetch
     };
     let overfetch_before = levels
         .first()

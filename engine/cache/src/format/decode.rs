@@ -1,5 +1,6 @@
 use sylva_mesh::{
-    Aabb, AlphaMode, Channel, Material, Sphere, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
+    Aabb, AlphaMode, Channel, Material, Sphere, TextureBinding, Vertex, VertexQuantization,
+    WrapMode, PACKED_STRIDE,
 };
 
 use super::impostor::{check_impostor, BAKED, REFUSED};
@@ -33,7 +34,10 @@ pub struct PartView<'a> {
     pub sphere: Sphere,
     pub vertex_count: u32,
     pub index_format: IndexFormat,
-    /// `vertex_count × VERTEX_STRIDE` bytes in the GPU layout of [`Vertex`]; upload as is.
+    /// How `vertex_bytes` map back to prop space (the shaders apply it).
+    pub quantization: VertexQuantization,
+    /// `vertex_count × PACKED_STRIDE` bytes of packed vertices
+    /// ([`sylva_mesh::VertexQuantization`]); upload as is.
     pub vertex_bytes: &'a [u8],
     pub levels: Vec<LevelView<'a>>,
 }
@@ -58,12 +62,9 @@ pub struct LevelView<'a> {
 }
 
 impl PartView<'_> {
+    /// The vertices unpacked, as the shaders see them.
     pub fn vertices(&self) -> impl ExactSizeIterator<Item = Vertex> + '_ {
-        self.vertex_bytes.chunks_exact(VERTEX_STRIDE).map(|c| {
-            let mut bytes = [0; VERTEX_STRIDE];
-            bytes.copy_from_slice(c);
-            Vertex::from_bytes(&bytes)
-        })
+        self.quantization.unpack_all(self.vertex_bytes)
     }
 }
 
@@ -135,6 +136,7 @@ impl<'a> Entry<'a> {
                     bounds: p.bounds,
                     sphere: p.sphere,
                     vertices: p.vertices().collect(),
+                    quantization: p.quantization,
                     levels: p
                         .levels
                         .iter()
@@ -347,8 +349,20 @@ impl<'a> Reader<'a> {
                 format!("{index_format:?} for {vertex_count} vertices"),
             ));
         }
+        let quantization = VertexQuantization {
+            position_offset: self.f32s("vertex quantization")?,
+            position_scale: self.f32s("vertex quantization")?,
+            uv_offset: self.f32s("vertex quantization")?,
+            uv_scale: self.f32s("vertex quantization")?,
+        };
+        if !quantization.is_valid() {
+            return Err(malformed(
+                "vertex quantization",
+                format!("{quantization:?} is not finite with scales ≥ 0"),
+            ));
+        }
         let (vertex_bytes, _) =
-            self.blob("vertices", u64::from(vertex_count) * VERTEX_STRIDE as u64)?;
+            self.blob("vertices", u64::from(vertex_count) * PACKED_STRIDE as u64)?;
         let level_count = self.u32("level count")?;
         let mut levels = Vec::new();
         for _ in 0..level_count {
@@ -394,6 +408,7 @@ impl<'a> Reader<'a> {
             sphere,
             vertex_count,
             index_format,
+            quantization,
             vertex_bytes,
             levels,
         })

@@ -1,4 +1,4 @@
-use sylva_mesh::{AlphaMode, Channel, Material, WrapMode};
+use sylva_mesh::{AlphaMode, Channel, Material, Vertex, WrapMode};
 
 use super::impostor::{check_impostor, BAKED, REFUSED};
 use super::{
@@ -43,9 +43,30 @@ pub fn encode(asset: &BakedAsset) -> Result<Vec<u8>, FormatError> {
         meta.count(part.vertices.len(), "vertex count")?;
         let format = IndexFormat::for_vertex_count(part.vertices.len());
         meta.bytes.push(format.size() as u8);
+        let q = &part.quantization;
+        if !q.is_valid() {
+            return Err(FormatError::Malformed {
+                what: "vertex quantization",
+                reason: format!("part `{}`: {q:?}", part.name),
+            });
+        }
+        let finite = |v: &Vertex| v.position.iter().chain(&v.uv).all(|c| c.is_finite());
+        if let Some(i) = part.vertices.iter().position(|v| !finite(v)) {
+            return Err(FormatError::Malformed {
+                what: "vertices",
+                reason: format!(
+                    "vertex {i} of part `{}` has a position or UV that is not finite",
+                    part.name
+                ),
+            });
+        }
+        meta.floats(&q.position_offset);
+        meta.floats(&q.position_scale);
+        meta.floats(&q.uv_offset);
+        meta.floats(&q.uv_scale);
         blob(
             &mut meta,
-            part.vertices.iter().flat_map(|v| v.to_bytes()).collect(),
+            part.vertices.iter().flat_map(|v| q.pack(v)).collect(),
         );
         meta.count(part.levels.len(), "level count")?;
         for level in &part.levels {

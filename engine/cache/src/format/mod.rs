@@ -1,4 +1,4 @@
-//! The entry file format, version 6. Little-endian throughout.
+//! The entry file format, version 8. Little-endian throughout.
 //!
 //! ```text
 //! header (64 bytes, see `header.rs`), magic b"SYLVABAK", version FORMAT_VERSION
@@ -12,6 +12,8 @@
 //!       metallic-roughness, normal, occlusion, emissive — texture u32 or u32::MAX,
 //!       wrap u u8, wrap v u8; alpha mode u8, cutoff f32, double-sided u8),
 //!     bounds (6 × f32), sphere (4 × f32), vertex count u32, index size u8 (2 or 4),
+//!     vertex quantization (position offset 3 × f32, position scale 3 × f32, UV offset
+//!       2 × f32, UV scale 2 × f32; finite, scales ≥ 0),
 //!     vertex blob, u32 level count, then per level:
 //!       index count u32, target ratio f32, achieved ratio f32, error f32 (relative),
 //!       error_m f32 (metres; errors finite and ≥ 0), index blob
@@ -26,7 +28,8 @@
 //!   starts 16-byte aligned and is zero-padded to a multiple of 16.
 //! ```
 //!
-//! Vertex blobs are the 52-byte GPU layout of [`sylva_mesh::Vertex`]; index blobs are
+//! Vertex blobs are the 24-byte packed layout of [`sylva_mesh::VertexQuantization`],
+//! which the GPU reads as stored; index blobs are
 //! u16 when the part has at most 65,535 vertices, else u32. Textures live in their own
 //! content-addressed blob files ([`texture`](mod@texture)), which entries name; an
 //! impostor's two atlases are such blobs too, so they load like material textures.
@@ -48,7 +51,7 @@ use thiserror::Error;
 
 pub const MAGIC: &[u8; 8] = b"SYLVABAK";
 /// Bumped on any change to the bytes an entry holds.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 pub const HEADER_SIZE: usize = 64;
 /// Where the checksum sits in the header (4 bytes); it covers `HEADER_SIZE..`.
 pub const CHECKSUM_OFFSET: usize = 24;

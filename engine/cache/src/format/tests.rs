@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use sylva_mesh::{
-    Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, WrapMode, VERTEX_STRIDE,
+    Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, VertexQuantization, WrapMode,
+    PACKED_STRIDE,
 };
 
 use super::*;
@@ -26,6 +27,10 @@ fn vertex(i: u32) -> Vertex {
 /// metallic-roughness texture and a normal map, a plain part, and an impostor whose two
 /// atlases are its fourth and fifth textures.
 pub(crate) fn sample() -> BakedAsset {
+    let card_vertices: Vec<Vertex> = (0..4).map(vertex).collect();
+    let (card_quantization, card_vertices) = VertexQuantization::fit_and_snap(&card_vertices);
+    let trunk_vertices: Vec<Vertex> = (0..3).map(vertex).collect();
+    let (trunk_quantization, trunk_vertices) = VertexQuantization::fit_and_snap(&trunk_vertices);
     let card = BakedPart {
         name: "leaf".into(),
         material: Material {
@@ -63,7 +68,8 @@ pub(crate) fn sample() -> BakedAsset {
             center: [1.5, 0.75, -1.5],
             radius: 2.25,
         },
-        vertices: (0..4).map(vertex).collect(),
+        vertices: card_vertices,
+        quantization: card_quantization,
         levels: vec![
             BakedLevel {
                 indices: vec![0, 1, 2, 2, 1, 3],
@@ -92,7 +98,8 @@ pub(crate) fn sample() -> BakedAsset {
             center: [1.0, 0.5, 0.0],
             radius: 1.2,
         },
-        vertices: (0..3).map(vertex).collect(),
+        vertices: trunk_vertices,
+        quantization: trunk_quantization,
         levels: vec![BakedLevel {
             indices: vec![0, 1, 2],
             target_ratio: 1.0,
@@ -153,7 +160,7 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
         std::fs::write(golden_path(FORMAT_VERSION), encode(&sample()).unwrap()).unwrap();
     }
     let golden = std::fs::read(golden_path(FORMAT_VERSION)).expect(
-        "tests/data/golden-v7.sylva is committed; a deliberate format change writes a new golden file",
+        "tests/data/golden-v8.sylva is committed; a deliberate format change writes a new golden file",
     );
     let entry = Entry::parse(&golden).unwrap();
     assert_eq!(entry.to_baked(), sample());
@@ -171,11 +178,12 @@ fn the_golden_entry_decodes_and_reencodes_identically() {
 }
 
 /// Entries of the previous versions (v4 without an impostor record, v5 without errors
-/// in metres and the prop's sphere, v6 with the impostor's depths in its normal atlas)
+/// in metres and the prop's sphere, v6 with the impostor's depths in its normal atlas,
+/// v7 with f32 vertices)
 /// are refused by version, not misread: the bake writes them anew.
 #[test]
 fn the_previous_golden_entries_are_refused_by_version() {
-    for version in [4, 5, 6] {
+    for version in [4, 5, 6, 7] {
         let old = std::fs::read(golden_path(version)).unwrap();
         assert_eq!(
             Entry::parse(&old).unwrap_err(),
@@ -354,6 +362,52 @@ fn a_bad_impostor_record_with_a_matching_checksum_is_malformed() {
 }
 
 #[test]
+fn a_vertex_quantization_that_is_not_finite_or_negative_is_malformed() {
+    let asset = sample();
+    let bytes = encode(&asset).unwrap();
+    let q = asset.parts[0].quantization;
+    let stored: Vec<u8> = q
+        .position_offset
+        .iter()
+        .chain(&q.position_scale)
+        .chain(&q.uv_offset)
+        .chain(&q.uv_scale)
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let at = bytes
+        .windows(stored.len())
+        .position(|w| w == stored)
+        .expect("the quantization is in the metadata");
+    // A NaN offset, an infinite scale, a negative UV scale.
+    for (field, value) in [(0, f32::NAN), (4, f32::INFINITY), (9, -1.0)] {
+        let mut bad = bytes.clone();
+        bad[at + 4 * field..at + 4 * field + 4].copy_from_slice(&value.to_le_bytes());
+        let sum = checksum(&bad[HEADER_SIZE..]);
+        bad[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&sum.to_le_bytes());
+        let err = Entry::parse(&bad).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                FormatError::Malformed {
+                    what: "vertex quantization",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+    let mut broken = asset;
+    broken.parts[1].quantization.position_scale[1] = -2.0;
+    assert!(matches!(
+        encode(&broken),
+        Err(FormatError::Malformed {
+            what: "vertex quantization",
+            ..
+        })
+    ));
+}
+
+#[test]
 fn views_borrow_aligned_blobs_of_the_file() {
     let bytes = encode(&sample()).unwrap();
     let entry = Entry::parse(&bytes).unwrap();
@@ -369,18 +423,20 @@ fn views_borrow_aligned_blobs_of_the_file() {
             0
         );
     }
-    assert_eq!(leaf.vertex_bytes.len(), 4 * VERTEX_STRIDE);
+    assert_eq!(leaf.vertex_bytes.len(), 4 * PACKED_STRIDE);
     assert_eq!(leaf.index_format, IndexFormat::U16);
     assert_eq!(leaf.levels[1].index_bytes.len(), 6);
     assert_eq!(leaf.levels[1].index_bytes_padded.len(), 8);
     assert_eq!(leaf.levels[1].indices().collect::<Vec<_>>(), [0, 1, 3]);
-    assert_eq!(leaf.vertices().nth(2), Some(vertex(2)));
+    assert_eq!(leaf.vertices().nth(2), Some(sample().parts[0].vertices[2]));
 }
 
 #[test]
 fn parts_past_65535_vertices_use_u32_indices() {
     let mut asset = sample();
-    asset.parts[1].vertices = (0..70_000).map(vertex).collect();
+    let vertices: Vec<Vertex> = (0..70_000).map(vertex).collect();
+    (asset.parts[1].quantization, asset.parts[1].vertices) =
+        VertexQuantization::fit_and_snap(&vertices);
     asset.parts[1].levels[0].indices = vec![0, 69_999, 1];
     let bytes = encode(&asset).unwrap();
     let entry = Entry::parse(&bytes).unwrap();

@@ -1,13 +1,10 @@
-//! The plain data a prop arrives in: per part, one interleaved vertex buffer shared by
-//! every LOD, one index buffer per LOD, and a material. Borrowed, so a baked cache
-//! entry uploads straight from its file bytes.
+//! The plain data a prop arrives in: per part, one interleaved buffer of packed
+//! vertices shared by every LOD, one index buffer per LOD, and a material. Borrowed, so
+//! a baked cache entry uploads straight from its file bytes.
 
 pub use sylva_cache::PixelFormat;
+pub use sylva_mesh::{VertexQuantization, PACKED_STRIDE};
 use thiserror::Error;
-
-/// Bytes per vertex: position f32×3, normal f32×3, uv f32×2, tangent f32×4 (`w` the
-/// bitangent's sign), colour RGBA8 unorm.
-pub const VERTEX_STRIDE: usize = 52;
 
 /// The width of a LOD's indices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,8 +141,10 @@ impl<'a> PartMaterial<'a> {
 /// One part of a prop as the props renderer uploads it.
 #[derive(Clone, Debug)]
 pub struct PartGeometry<'a> {
-    /// Interleaved vertices, [`VERTEX_STRIDE`] bytes each, shared by every LOD.
+    /// Packed vertices, [`PACKED_STRIDE`] bytes each, shared by every LOD.
     pub vertices: &'a [u8],
+    /// How the vertex shader unpacks their positions and UVs.
+    pub quantization: VertexQuantization,
     /// Finest first.
     pub lods: Vec<LodIndices<'a>>,
     /// Its material.
@@ -156,7 +155,7 @@ pub struct PartGeometry<'a> {
 #[derive(Debug, Clone, PartialEq, Error)]
 #[allow(missing_docs)] // The fields are named by the messages.
 pub enum GeometryError {
-    #[error("part {part}: vertex data of {bytes} bytes is not a whole number of {VERTEX_STRIDE}-byte vertices")]
+    #[error("part {part}: vertex data of {bytes} bytes is not a whole number of {PACKED_STRIDE}-byte vertices")]
     VertexBytes { part: usize, bytes: usize },
     #[error("part {part}: has no LOD")]
     NoLod { part: usize },
@@ -198,20 +197,22 @@ pub enum GeometryError {
 impl PartGeometry<'_> {
     /// Vertices in the part.
     pub fn vertex_count(&self) -> usize {
-        self.vertices.len() / VERTEX_STRIDE
+        self.vertices.len() / PACKED_STRIDE
     }
 
-    /// Vertex positions (the first 12 bytes of each vertex).
+    /// Vertex positions, unpacked.
     pub fn positions(&self) -> impl Iterator<Item = glam::Vec3> + Clone + '_ {
-        self.vertices.chunks_exact(VERTEX_STRIDE).map(|v| {
-            let float = |i: usize| f32::from_le_bytes([v[i], v[i + 1], v[i + 2], v[i + 3]]);
-            glam::Vec3::new(float(0), float(4), float(8))
+        let quantization = &self.quantization;
+        self.vertices.chunks_exact(PACKED_STRIDE).map(move |v| {
+            let mut packed = [0; PACKED_STRIDE];
+            packed.copy_from_slice(v);
+            glam::Vec3::from(quantization.unpack(&packed).position)
         })
     }
 
     /// Checks the data the GPU would otherwise read out of bounds.
     pub fn validate(&self, part: usize) -> Result<(), GeometryError> {
-        if !self.vertices.len().is_multiple_of(VERTEX_STRIDE) {
+        if !self.vertices.len().is_multiple_of(PACKED_STRIDE) || !self.quantization.is_valid() {
             return Err(GeometryError::VertexBytes {
                 part,
                 bytes: self.vertices.len(),

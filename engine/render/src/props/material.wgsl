@@ -9,6 +9,11 @@ struct Material {
     factors: vec4<f32>;
     // alpha cutoff, 1 when there is a normal map, unused, unused.
     flags: vec4<f32>;
+    // The part's vertex quantization: xyz of the position offset and scale; the UV
+    // offset in xy, its scale in zw.
+    position_offset: vec4<f32>;
+    position_scale: vec4<f32>;
+    uv_transform: vec4<f32>;
 };
 
 [[group(1), binding(0)]]
@@ -25,6 +30,16 @@ var metallic_roughness_texture: texture_2d<f32>;
 var occlusion_texture: texture_2d<f32>;
 [[group(1), binding(6)]]
 var emissive_texture: texture_2d<f32>;
+
+// A packed vertex's position (unorm16 over the part's bounds) in prop space.
+fn unpacked_position(packed: vec4<f32>) -> vec3<f32> {
+    return material.position_offset.xyz + packed.xyz * material.position_scale.xyz;
+}
+
+// A packed vertex's UV (unorm16 over the part's UV range).
+fn unpacked_uv(packed: vec2<f32>) -> vec2<f32> {
+    return material.uv_transform.xy + packed * material.uv_transform.zw;
+}
 
 // The placement's model matrix, its first column's free `w` carrying the fade.
 struct Instance {

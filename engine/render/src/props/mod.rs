@@ -26,7 +26,7 @@ use wgpu::{
 
 pub use geometry::{
     AlphaMode, GeometryError, ImpostorGeometry, IndexWidth, LodIndices, PartGeometry, PartMaterial,
-    PixelFormat, TextureLevels, VERTEX_STRIDE,
+    PixelFormat, TextureLevels, VertexQuantization, PACKED_STRIDE,
 };
 use impostor::GpuImpostor;
 pub use pipelines::INSTANCE_STRIDE;

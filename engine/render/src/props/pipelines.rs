@@ -17,7 +17,7 @@ use wgpu::{
     TextureViewDimension, VertexAttribute, VertexBufferLayout, VertexState, VertexStepMode,
 };
 
-use super::geometry::VERTEX_STRIDE;
+use super::geometry::PACKED_STRIDE;
 
 /// Bytes per instance: a column-major model matrix.
 pub const INSTANCE_STRIDE: u64 = 64;
@@ -37,14 +37,17 @@ pub fn instance_buffer(
     })
 }
 /// Bytes of the material uniform: base colour; emission; metallic, roughness, normal
-/// scale, occlusion strength; alpha cutoff and whether there is a normal map.
-pub const MATERIAL_UNIFORM_SIZE: u64 = 64;
+/// scale, occlusion strength; alpha cutoff and whether there is a normal map; then the
+/// part's vertex quantization: position offset, position scale, UV offset and scale.
+pub const MATERIAL_UNIFORM_SIZE: u64 = 112;
 
+/// The packed vertex ([`sylva_mesh::VertexQuantization`]): position, normal, tangent,
+/// UV, colour.
 const VERTEX_ATTRIBUTES: [VertexAttribute; 5] = wgpu::vertex_attr_array![
-    0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Float32x4, 4 => Unorm8x4
+    0 => Unorm16x4, 1 => Snorm8x4, 3 => Snorm8x4, 2 => Unorm16x2, 4 => Unorm8x4
 ];
 /// What an opaque shadow caster reads of a vertex: its position.
-const POSITION_ATTRIBUTE: [VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Float32x3];
+const POSITION_ATTRIBUTE: [VertexAttribute; 1] = wgpu::vertex_attr_array![0 => Unorm16x4];
 const INSTANCE_ATTRIBUTES: [VertexAttribute; 4] = wgpu::vertex_attr_array![
     5 => Float32x4, 6 => Float32x4, 7 => Float32x4, 8 => Float32x4
 ];
@@ -90,7 +93,7 @@ fn uniform_entry(visibility: ShaderStages, bytes: u64) -> BindGroupLayoutEntry {
 /// normal 3, metallic-roughness 4, occlusion 5, emissive 6).
 fn material_layout_entries() -> [BindGroupLayoutEntry; 7] {
     [
-        uniform_entry(ShaderStages::FRAGMENT, MATERIAL_UNIFORM_SIZE),
+        uniform_entry(ShaderStages::VERTEX_FRAGMENT, MATERIAL_UNIFORM_SIZE),
         texture_entry(1),
         sampler_entry(2),
         texture_entry(3),
@@ -120,7 +123,7 @@ fn impostor_layout_entries() -> [BindGroupLayoutEntry; 5] {
 fn vertex_buffers(attributes: &'static [VertexAttribute]) -> [VertexBufferLayout<'static>; 2] {
     [
         VertexBufferLayout {
-            array_stride: VERTEX_STRIDE as u64,
+            array_stride: PACKED_STRIDE as u64,
             step_mode: VertexStepMode::Vertex,
             attributes,
         },

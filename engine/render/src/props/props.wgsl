@@ -4,9 +4,11 @@
 // (frame.wgsl); group 1 is the part's material (material.wgsl). Old WGSL dialect
 // (naga 0.8).
 
+// The packed vertex: positions and UVs unpacked by the part's quantization (material.wgsl),
+// normals and tangents signed 8-bit (normalized where they are used).
 struct VertexInput {
-    [[location(0)]] position: vec3<f32>;
-    [[location(1)]] normal: vec3<f32>;
+    [[location(0)]] position: vec4<f32>;
+    [[location(1)]] normal: vec4<f32>;
     [[location(2)]] uv: vec2<f32>;
     [[location(3)]] tangent: vec4<f32>;
     [[location(4)]] color: vec4<f32>;
@@ -25,16 +27,16 @@ struct VertexOutput {
 [[stage(vertex)]]
 fn vs_main(v: VertexInput, instance: Instance) -> VertexOutput {
     let model = instance_model(instance);
-    let world = model * vec4<f32>(v.position, 1.0);
+    let world = model * vec4<f32>(unpacked_position(v.position), 1.0);
     var out: VertexOutput;
     out.fade = instance.model0.w;
     out.clip = frame.uniforms.view_proj * world;
     out.world = world.xyz;
     // Placements scale uniformly, so the model matrix itself carries normals and
     // tangents.
-    out.normal = (model * vec4<f32>(v.normal, 0.0)).xyz;
+    out.normal = (model * vec4<f32>(v.normal.xyz, 0.0)).xyz;
     out.tangent = vec4<f32>((model * vec4<f32>(v.tangent.xyz, 0.0)).xyz, v.tangent.w);
-    out.uv = v.uv;
+    out.uv = unpacked_uv(v.uv);
     out.color = v.color;
     return out;
 }

@@ -22,9 +22,9 @@ struct OpaqueOutput {
 
 // Opaque casters: positions only, and the fade.
 [[stage(vertex)]]
-fn vs_shadow([[location(0)]] position: vec3<f32>, instance: Instance) -> OpaqueOutput {
+fn vs_shadow([[location(0)]] position: vec4<f32>, instance: Instance) -> OpaqueOutput {
     var out: OpaqueOutput;
-    out.clip = shadow_clip(position, instance);
+    out.clip = shadow_clip(unpacked_position(position), instance);
     out.fade = instance.model0.w;
     return out;
 }
@@ -37,7 +37,7 @@ fn fs_shadow(in: OpaqueOutput) {
 }
 
 struct MaskedVertex {
-    [[location(0)]] position: vec3<f32>;
+    [[location(0)]] position: vec4<f32>;
     [[location(2)]] uv: vec2<f32>;
     [[location(4)]] color: vec4<f32>;
 };
@@ -52,8 +52,8 @@ struct VertexOutput {
 [[stage(vertex)]]
 fn vs_shadow_masked(v: MaskedVertex, instance: Instance) -> VertexOutput {
     var out: VertexOutput;
-    out.clip = shadow_clip(v.position, instance);
-    out.uv = v.uv;
+    out.clip = shadow_clip(unpacked_position(v.position), instance);
+    out.uv = unpacked_uv(v.uv);
     out.alpha = v.color.a;
     out.fade = instance.model0.w;
     return out;

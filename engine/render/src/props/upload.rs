@@ -77,7 +77,8 @@ impl GpuPart {
         };
         let has_normal_map = f32::from(u8::from(material.normal_texture.is_some()));
         let [er, eg, eb] = material.emissive;
-        let uniform: [f32; 16] = [
+        let q = &part.quantization;
+        let uniform: [f32; 28] = [
             material.base_color[0],
             material.base_color[1],
             material.base_color[2],
@@ -94,6 +95,18 @@ impl GpuPart {
             has_normal_map,
             0.0,
             0.0,
+            q.position_offset[0],
+            q.position_offset[1],
+            q.position_offset[2],
+            0.0,
+            q.position_scale[0],
+            q.position_scale[1],
+            q.position_scale[2],
+            0.0,
+            q.uv_offset[0],
+            q.uv_offset[1],
+            q.uv_scale[0],
+            q.uv_scale[1],
         ];
         let uniform = device.create_buffer_init(&BufferInitDescriptor {
             label: Some("prop material"),
