@@ -15,18 +15,28 @@ pub fn cache_entry(bytes: &[u8]) {
     }
 }
 
-/// Whatever parses has views inside the file and indices below the vertex count, and
-/// re-encodes to an entry that parses to the same content.
+/// Whatever parses has views inside the file, indices below the vertex count and
+/// vertices that unpack to finite numbers, and re-encodes to an entry that parses to
+/// the same content; a texture blob's every level decodes from its blocks.
 fn check_parsed(bytes: &[u8]) {
     if let Ok(texture) = TextureView::parse(bytes) {
         let file = encode_texture(&texture.to_baked()).expect("a parsed blob re-encodes");
         assert_eq!(file.bytes, bytes, "a blob that parses is its own encoding");
+        for level in 0..texture.levels.len() {
+            let (w, h) = texture.level_size(level);
+            assert_eq!(texture.decode_level(level).len(), (w * h * 4) as usize);
+        }
     }
     let Ok(entry) = Entry::parse(bytes) else {
         return;
     };
     for part in &entry.parts {
         assert_eq!(part.vertices().len(), part.vertex_count as usize);
+        assert!(
+            part.vertices()
+                .all(|v| v.position.iter().chain(&v.uv).all(|c| c.is_finite())),
+            "packed vertices unpack to finite numbers"
+        );
         for level in &part.levels {
             assert!(level.indices().all(|i| i < part.vertex_count));
             assert!(level.index_bytes_padded.len() >= level.index_bytes.len());
