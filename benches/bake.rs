@@ -1,6 +1,8 @@
 //! The bake: time per prop (and per triangle), one simplify level against gltfpack's
 //! figure, loading from the cache against importing and simplifying, a warm no-op
-//! `sylva bake`, and the GPU bytes of a shared-vertex chain against separate meshes.
+//! `sylva bake`, the GPU bytes of a shared-vertex chain against separate meshes, and
+//! what meshoptimizer's codecs would save on stored entries against what they would
+//! cost a load.
 
 use std::fs;
 use std::path::PathBuf;
@@ -12,6 +14,7 @@ use sylva_bake::{bake_asset, bake_folder, AssetSource, BakeOptions, BakeSettings
 use sylva_cache::{encode, BakedAsset, CacheDir, Entry};
 use sylva_catalog::LodLevel;
 use sylva_import::{external_files, import};
+use sylva_mesh::PACKED_STRIDE;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -41,6 +44,26 @@ fn source(folder: &std::path::Path, name: &str) -> AssetSource {
         bytes,
         externals,
     }
+}
+
+/// The Quaternius packs in `tests/data/real`.
+fn real_props() -> Vec<AssetSource> {
+    ["quaternius_nature", "quaternius_simple"]
+        .into_iter()
+        .flat_map(|pack| {
+            let folder = repo().join("tests/data/real").join(pack);
+            let mut names: Vec<String> = fs::read_dir(&folder)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".glb"))
+                .collect();
+            names.sort();
+            names
+                .into_iter()
+                .map(move |n| source(&folder, &n))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Every prop of the kit in `assets/`.
@@ -123,9 +146,13 @@ fn unreachable_file() -> std::io::Result<Vec<u8>> {
 }
 
 /// Parsing a cache entry (checksum, ranges and every index checked; views borrow the
-/// bytes) against importing and simplifying the source.
+/// bytes) against importing and simplifying the source (no impostor, whose drawing
+/// would dwarf both).
 fn load_vs_bake(c: &mut Criterion) {
-    let settings = BakeSettings::default();
+    let settings = BakeSettings {
+        impostor: None,
+        ..BakeSettings::default()
+    };
     let mut group = c.benchmark_group("load_vs_bake");
     group.sample_size(10);
     let sources = [
@@ -229,7 +256,7 @@ fn gpu_bytes(_: &mut Criterion) {
 /// (shared chain, each level with a copy of the vertex buffer, each level with only the
 /// vertices it uses).
 fn chain_bytes(part: &sylva_cache::BakedPart) -> (usize, usize, usize) {
-    let vertex_bytes = part.vertices.len() * 36;
+    let vertex_bytes = part.vertices.len() * PACKED_STRIDE;
     let index_size = |vertices: usize| if vertices <= 65_535 { 2 } else { 4 };
     let indices: usize = part
         .levels
@@ -243,7 +270,7 @@ fn chain_bytes(part: &sylva_cache::BakedPart) -> (usize, usize, usize) {
             let mut used = l.indices.clone();
             used.sort_unstable();
             used.dedup();
-            used.len() * 36 + l.indices.len() * index_size(used.len())
+            used.len() * PACKED_STRIDE + l.indices.len() * index_size(used.len())
         })
         .sum();
     (
@@ -253,8 +280,108 @@ fn chain_bytes(part: &sylva_cache::BakedPart) -> (usize, usize, usize) {
     )
 }
 
+/// A part's mesh blobs through meshoptimizer's vertex codec and its order-keeping
+/// index-sequence codec (the triangle codec rotates triangles, so an entry would no
+/// longer parse back to the bake byte for byte): (vertex stream, vertex count, index
+/// streams with their counts).
+type EncodedPart = (Vec<u8>, usize, Vec<(Vec<u8>, usize)>);
+
+fn encoded_parts(entry: &Entry<'_>) -> Vec<EncodedPart> {
+    entry
+        .parts
+        .iter()
+        .map(|part| {
+            let vertices: Vec<[u8; PACKED_STRIDE]> = part
+                .vertex_bytes
+                .chunks_exact(PACKED_STRIDE)
+                .map(|v| v.try_into().unwrap())
+                .collect();
+            let levels = part
+                .levels
+                .iter()
+                .map(|l| {
+                    let indices: Vec<u32> = l.indices().collect();
+                    let stream = meshopt::encode_index_sequence(&indices, vertices.len()).unwrap();
+                    (stream, indices.len())
+                })
+                .collect();
+            let stream = meshopt::encode_vertex_buffer(&vertices).unwrap();
+            (stream, vertices.len(), levels)
+        })
+        .collect()
+}
+
+fn decoded(parts: &[EncodedPart]) -> usize {
+    parts
+        .iter()
+        .map(|(vertices, count, levels)| {
+            let v: Vec<[u8; PACKED_STRIDE]> =
+                meshopt::decode_vertex_buffer(vertices, *count).unwrap();
+            let i: usize = levels
+                .iter()
+                .map(|(stream, n)| {
+                    meshopt::decode_index_sequence::<u32>(stream, *n)
+                        .unwrap()
+                        .len()
+                })
+                .sum();
+            v.len() + i
+        })
+        .sum()
+}
+
+/// Stored entries (packed vertices, plain indices) against their mesh blobs through
+/// meshoptimizer's codecs: the bytes of each over the kit and the real packs, and a
+/// load as stored against a load that also decodes.
+fn entry_codecs(c: &mut Criterion) {
+    let settings = BakeSettings::default();
+    let mut group = c.benchmark_group("entry_codecs");
+    group.sample_size(20);
+    for (label, sources, timed) in [
+        ("kit", kit_props(), "broadleaf/oak_wide"),
+        ("quaternius", real_props(), "CommonTree_1"),
+    ] {
+        let (mut stored, mut encoded, mut files) = (0, 0, 0);
+        for source in &sources {
+            let bytes = encode(&bake_asset(source, &settings).unwrap().0.asset).unwrap();
+            let entry = Entry::parse(&bytes).unwrap();
+            let parts = encoded_parts(&entry);
+            files += bytes.len();
+            stored += entry
+                .parts
+                .iter()
+                .map(|p| {
+                    p.vertex_bytes.len()
+                        + p.levels.iter().map(|l| l.index_bytes.len()).sum::<usize>()
+                })
+                .sum::<usize>();
+            encoded += parts
+                .iter()
+                .map(|(v, _, levels)| v.len() + levels.iter().map(|l| l.0.len()).sum::<usize>())
+                .sum::<usize>();
+            if source.prop_id != timed {
+                continue;
+            }
+            group.bench_function(format!("load_as_stored/{label}"), |b| {
+                b.iter(|| Entry::parse(&bytes).unwrap().parts.len())
+            });
+            group.bench_function(format!("load_and_decode/{label}"), |b| {
+                b.iter(|| Entry::parse(&bytes).unwrap().parts.len() + decoded(&parts))
+            });
+        }
+        println!(
+            "entry codecs, {label} ({} props): entries {files} B, mesh blobs {stored} B stored, \
+             {encoded} B through the codecs ({:.2}×)",
+            sources.len(),
+            encoded as f64 / stored as f64
+        );
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    entry_codecs,
     gpu_bytes,
     simplify_one_level,
     load_vs_bake,
