@@ -4,9 +4,6 @@ use sylva_terrain::{Landmark, Terrain};
 
 use crate::convert;
 
-/// Nearest distance drawn, in metres; rend3's projection has no far plane.
-const NEAR: f32 = 0.3;
-
 /// Where the camera is and what it looks at, in world space.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CameraView {
@@ -19,6 +16,9 @@ pub struct CameraView {
 }
 
 impl CameraView {
+    /// Nearest distance drawn, in metres; rend3's projection has no far plane.
+    pub const NEAR: f32 = 0.3;
+
     /// A camera at `eye` looking at `target` with a 55° vertical field of view.
     pub fn new(eye: Vec3, target: Vec3) -> Self {
         Self {
@@ -72,7 +72,7 @@ impl CameraView {
         Camera {
             projection: CameraProjection::Perspective {
                 vfov: self.vfov,
-                near: NEAR,
+                near: Self::NEAR,
             },
             view: convert::mat4(self.view_matrix()),
         }

@@ -236,7 +236,8 @@ fn level_triangles(entry: &Entry, level: u8) -> u64 {
 /// A camera from [`VIEW_DIRECTION`] in which a sphere of `radius` around `centre` fills
 /// a panel of `(width, height)` (the narrower field of view decides): at the distance
 /// where the default field of view does, or, if that is nearer, at `at_least` with the
-/// field of view narrowed.
+/// field of view narrowed. Never so near that the near plane cuts the sphere (a pebble
+/// framed by the default field of view would be).
 fn framing_camera(
     centre: Vec3,
     radius: f32,
@@ -245,6 +246,7 @@ fn framing_camera(
 ) -> CameraView {
     let mut camera = CameraView::new(centre + VIEW_DIRECTION.normalize(), centre);
     let radius = radius.max(0.01);
+    let at_least = at_least.max(CameraView::NEAR + radius);
     let aspect = width as f32 / height as f32;
     let half_vertical = (camera.vfov * 0.5).to_radians();
     let half_horizontal = (half_vertical.tan() * aspect).atan();
@@ -399,20 +401,31 @@ mod tests {
 
     #[test]
     fn the_framing_camera_sees_the_whole_sphere_and_fills_the_panel_from_any_distance() {
-        let centre = Vec3::new(0.0, 5.0, 0.0);
-        for panel in [(320, 360), (640, 360)] {
-            for at_least in [0.0, 155.0] {
-                let camera = framing_camera(centre, 6.0, panel, at_least);
-                assert!(camera.eye.distance(centre) >= at_least - 1e-3);
-                let view_proj = camera.view_proj(panel.0 as f32 / panel.1 as f32);
-                let mut widest = 0.0f32;
-                for corner in [Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z] {
-                    let clip = view_proj * (centre + corner * 6.0).extend(1.0);
-                    let ndc = clip.truncate() / clip.w;
-                    assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{corner}: {ndc}");
-                    widest = widest.max(ndc.x.abs()).max(ndc.y.abs());
+        // A tree and a pebble (whose sphere the default field of view would frame
+        // nearer than the near plane).
+        for (centre, radius) in [
+            (Vec3::new(0.0, 5.0, 0.0), 6.0),
+            (Vec3::new(0.0, 0.02, 0.0), 0.09),
+        ] {
+            for panel in [(320, 360), (640, 360)] {
+                for at_least in [0.0, 155.0] {
+                    let camera = framing_camera(centre, radius, panel, at_least);
+                    let distance = camera.eye.distance(centre);
+                    assert!(distance >= at_least - 1e-3);
+                    assert!(
+                        distance - radius >= CameraView::NEAR - 1e-4,
+                        "cut by the near plane"
+                    );
+                    let view_proj = camera.view_proj(panel.0 as f32 / panel.1 as f32);
+                    let mut widest = 0.0f32;
+                    for corner in [Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z] {
+                        let clip = view_proj * (centre + corner * radius).extend(1.0);
+                        let ndc = clip.truncate() / clip.w;
+                        assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{corner}: {ndc}");
+                        widest = widest.max(ndc.x.abs()).max(ndc.y.abs());
+                    }
+                    assert!(widest > 0.85, "{panel:?} from {at_least} m: {widest}");
                 }
-                assert!(widest > 0.85, "{panel:?} from {at_least} m: {widest}");
             }
         }
     }
