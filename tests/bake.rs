@@ -9,8 +9,8 @@ use std::path::Path;
 use common::{add_file, temp_assets};
 use sylva_bake::stages::StopReason;
 use sylva_bake::{
-    bake_folder, check_folder, AssetError, BakeOptions, Finding, FolderReport, ImpostorSummary,
-    Status,
+    bake_asset, bake_folder, check_folder, AssetError, AssetSource, BakeOptions, BakeSettings,
+    Finding, FolderReport, ImpostorSummary, Status,
 };
 use sylva_cache::{CacheDir, Entry, Manifest, PropFiles};
 
@@ -1014,6 +1014,25 @@ fn a_pbr_barrel_bakes_every_channel_in_at_most_one_and_a_half_times_its_source()
     let source_bytes = fs::metadata(&source).unwrap().len() as usize;
     println!("the barrel: {total} bytes of cache for a {source_bytes}-byte source");
     assert!(2 * total <= 3 * source_bytes, "{total} bytes");
+}
+
+/// Packing the barrel's UVs to 16 bits moves them by a sliver of a texel of its 1024²
+/// maps, and the bake says by how much.
+#[test]
+fn packed_uvs_of_the_pbr_barrel_move_by_under_a_fiftieth_of_a_texel() {
+    let source = AssetSource {
+        prop_id: "pbr/barrel".into(),
+        path: "pbr/barrel.glb".into(),
+        bytes: fs::read(common::repo().join("tests/data/real/pbr/barrel.glb")).unwrap(),
+        externals: Vec::new(),
+    };
+    let settings = BakeSettings {
+        impostor: None,
+        ..BakeSettings::default()
+    };
+    let (_, report) = bake_asset(&source, &settings).unwrap();
+    let texels = report.parts[0].quantize.uv_error_texels;
+    assert!(texels.is_some_and(|t| t > 0.0 && t < 0.02), "{texels:?}");
 }
 
 /// A prop too small for an impostor bakes without one, and its entry and the bake's

@@ -100,6 +100,14 @@ pub fn bake_asset(
         .enumerate()
         .map(|(i, t)| bake_texture(t, mask_cutoff(&imported.parts, i), &settings.textures))
         .collect();
+    for (part, stats) in parts.iter().zip(&mut stats) {
+        stats.quantize.uv_error_texels = part
+            .material
+            .textured_channels()
+            .filter_map(|(_, binding)| baked_textures.get(binding.texture as usize))
+            .map(|t| stats.quantize.uv_error * t.width.max(t.height) as f32)
+            .reduce(f32::max);
+    }
     let mut textures = baked_textures
         .iter()
         .map(encode_texture)

@@ -255,7 +255,7 @@ fn print_stages(stats: &ChainStats) {
         })
         .collect();
     println!(
-        "             weld {}→{}, ACMR {:.2}→{:.2}, levels {}, overfetch {:.2}→{:.2}, packed ±{:.2} mm{}{}{}{}",
+        "             weld {}→{}, ACMR {:.2}→{:.2}, levels {}, overfetch {:.2}→{:.2}, packed ±{:.2} mm{}{}{}{}{}",
         stats.weld.vertices_in,
         stats.weld.vertices_out,
         stats.vertex_cache.acmr_before,
@@ -271,6 +271,10 @@ fn print_stages(stats: &ChainStats) {
                 " ({:.1} % of the finest level's error)",
                 share * 100.0
             )),
+        stats
+            .quantize
+            .uv_error_texels
+            .map_or(String::new(), |texels| format!(", UVs ±{texels:.3} texel")),
         match stats.lock_border {
             Borders::Locked => ", LockBorder",
             Borders::LockedUnlessStuck if stats.levels.iter().any(|l| l.borders_freed) => {

@@ -15,6 +15,10 @@ pub struct QuantizeStats {
     pub normal_error_deg: f32,
     /// The largest change of a UV component, in UV units.
     pub uv_error: f32,
+    /// `uv_error` in texels of the largest texture the part samples, at its baked size
+    /// (set by the asset's bake, which knows the textures); `None` for an untextured
+    /// part. UVs spanning many repeats of a texture pack coarser per texel.
+    pub uv_error_texels: Option<f32>,
     /// `position_error_m` over the smallest `error_m` of the part's simplified levels
     /// that stray by more than [`EXACT_LEVEL_M`]: how much of a level's own error
     /// packing adds. `None` when every simplified level is exact.
@@ -40,6 +44,7 @@ pub fn quantize_vertices(
         position_error_m: error.position,
         normal_error_deg: error.normal_deg,
         uv_error: error.uv,
+        uv_error_texels: None,
         share_of_level_error: smallest_level_error.map(|e| error.position / e),
     };
     (packed, quantization, stats)
