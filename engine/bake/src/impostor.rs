@@ -1,6 +1,14 @@
-//! A prop's impostor, baked beside its LOD chains: `sylva-impostor` draws level 0 of
-//! every part with the texels the runtime samples (each baked texture's level 0, decoded
-//! from its stored blocks), and its atlases become three texture blobs of the entry.
+//! A prop's impostor, baked beside its LOD chains: `sylva-impostor` draws the coarsest
+//! level the runtime draws of every part with the texels the runtime samples (each baked
+//! texture's level 0, decoded from its stored blocks), and its atlases become three
+//! texture blobs of the entry.
+//!
+//! # Which level it pictures
+//! The impostor takes over from the coarsest mesh, so it pictures that mesh: where they
+//! change places the two agree (supersampled PSNR at the switch 29.6–32.3 dB on the
+//! kit's judged props, against 27.5–30.1 drawn from level 0). Its error, which the
+//! runtime's screen-error switch reads, is still measured against level 0, like every
+//! level's.
 //!
 //! # Pixel formats
 //! Every level of an atlas is `grid × (cell_px >> l)` texels square; with the default
@@ -27,7 +35,7 @@ use sylva_cache::{
     encode_texture, BakedPart, BakedTexture, FormatError, ImpostorRecord, ImpostorView,
     PixelFormat, TextureFile,
 };
-use sylva_impostor::{bake_impostor, Impostor, ImpostorError, ImpostorSettings};
+use sylva_impostor::{bake_impostor_measured_against, Impostor, ImpostorError, ImpostorSettings};
 use sylva_impostor::{PartSource, TextureSource, MIN_SIZED_CELL_PX};
 
 use crate::impostor_plan::{plan_impostor, ChainShape, ImpostorPlan, PlanDecision};
@@ -72,7 +80,7 @@ pub enum ImpostorBakeError {
     Format(#[from] FormatError),
 }
 
-/// Bakes the impostor of `parts` (level 0 of each; the prop's bounding sphere has
+/// Bakes the impostor of `parts` (their coarsest drawn level; the prop's bounding sphere has
 /// `radius_m`) whose materials index `textures` (the baked textures, before encoding),
 /// as [`plan_impostor`] plans it from the chain: cells and views within `settings`, or
 /// none where the coarsest mesh has fewer than `min_density` triangles a pixel there.
@@ -153,22 +161,32 @@ pub fn bake_prop_impostor(
     })
 }
 
-/// Draws the impostor of `parts` (level 0 of each) whose materials index `textures`,
-/// as the runtime samples them (each texture's stored level 0, decoded), with
-/// `settings`: the atlases in RGBA8 before they are stored.
+/// Draws the impostor of `parts` (the coarsest level the runtime draws of each: that of
+/// the part with the fewest levels, as parts move between levels together) whose
+/// materials index `textures`, as the runtime samples them (each texture's stored level
+/// 0, decoded), with `settings`, and measures it against level 0: the atlases in RGBA8
+/// before they are stored.
 pub fn draw_prop_impostor(
     parts: &[BakedPart],
     textures: &[BakedTexture],
     settings: &ImpostorSettings,
 ) -> Result<(Impostor, sylva_impostor::ImpostorStats), ImpostorError> {
-    let sources: Vec<PartSource> = parts
+    let coarsest = parts
         .iter()
-        .map(|part| PartSource {
-            vertices: &part.vertices,
-            indices: part.levels.first().map_or(&[][..], |l| &l.indices),
-            material: &part.material,
-        })
-        .collect();
+        .map(|p| p.levels.len())
+        .min()
+        .unwrap_or(0)
+        .saturating_sub(1);
+    let level = |k: usize| -> Vec<PartSource> {
+        parts
+            .iter()
+            .map(|part| PartSource {
+                vertices: &part.vertices,
+                indices: part.levels.get(k).map_or(&[][..], |l| &l.indices),
+                material: &part.material,
+            })
+            .collect()
+    };
     let decoded: Vec<Vec<u8>> = textures
         .iter()
         .map(|t| t.format.decode(&t.levels[0], t.width, t.height))
@@ -182,7 +200,7 @@ pub fn draw_prop_impostor(
             rgba8,
         })
         .collect();
-    bake_impostor(&sources, &texture_sources, settings)
+    bake_impostor_measured_against(&level(coarsest), &level(0), &texture_sources, settings)
 }
 
 fn refused(reason: String, plan: Option<ImpostorPlan>, started: Instant) -> BakedImpostor {

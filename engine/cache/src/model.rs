@@ -67,8 +67,9 @@ pub struct ImpostorView {
     /// (`sylva_impostor`'s layout keeps all four channels in one texel).
     pub depth: u32,
     /// How far, in metres (prop space), the impostor's silhouette and surface stray from
-    /// the mesh's, measured at the atlas's cell resolution (`sylva_impostor::measure`):
-    /// the runtime may switch to the impostor where this projects to under a pixel.
+    /// level 0's (it pictures the coarsest level), measured at the atlas's cell
+    /// resolution (`sylva_impostor::measure`): the runtime may switch to the impostor
+    /// where this projects to under a pixel.
     pub error_m: f32,
 }
 

@@ -17,7 +17,8 @@
 //! Each view is an orthographic camera on its direction looking at the centre of the
 //! prop's bounding sphere, whose diameter fills the cell: `right` horizontal, `up`
 //! world up projected onto the picture ([`octahedral::ViewBasis`]). Every part is drawn
-//! at level 0 (the full mesh) by [`raster`]'s fixed-arithmetic rasteriser at
+//! with the triangles it is handed (the bake hands its coarsest level) by [`raster`]'s
+//! fixed-arithmetic rasteriser at
 //! `supersample²` samples per texel, alpha-tested as the renderer does (base colour
 //! factor × vertex colour × bilinear sample of the texture's largest level, discarded
 //! below the cutoff; `BLEND` at 0.5), back faces culled unless double-sided.
@@ -307,15 +308,30 @@ pub struct ImpostorStats {
     pub straying: Straying,
 }
 
-/// Bakes the impostor of the prop made of `parts` (level 0 of each), whose materials
-/// index `textures`. Pure: plain data in, atlases out; one thread, a fixed order.
+/// Bakes the impostor of the prop made of `parts`, whose materials index `textures`,
+/// and measures it against them. Pure: plain data in, atlases out; one thread, a fixed
+/// order.
 pub fn bake_impostor(
     parts: &[PartSource<'_>],
     textures: &[TextureSource<'_>],
     settings: &ImpostorSettings,
 ) -> Result<(Impostor, ImpostorStats), ImpostorError> {
+    bake_impostor_measured_against(parts, parts, textures, settings)
+}
+
+/// [`bake_impostor`] of `parts` (a LOD chain's coarsest level, say), its error measured
+/// against `reference` (the same parts' finest level): what the impostor shows drawn
+/// from the one, how far it strays from the other. The atlases' sphere is the drawn
+/// parts'.
+pub fn bake_impostor_measured_against(
+    parts: &[PartSource<'_>],
+    reference: &[PartSource<'_>],
+    textures: &[TextureSource<'_>],
+    settings: &ImpostorSettings,
+) -> Result<(Impostor, ImpostorStats), ImpostorError> {
     settings.check()?;
     let prop = Prepared::new(parts, textures)?;
+    let reference = Prepared::new(reference, textures)?;
     refuse_unfit(&prop, parts.len(), settings)?;
     let grid = settings.grid;
     let cell_px = settings.cell_px_for(prop.sphere.radius);
@@ -355,9 +371,10 @@ pub fn bake_impostor(
         normal: &atlases.normal[0],
         grid,
         cell_px,
+        sphere: prop.sphere,
     };
     stats.straying = measure::measure(
-        &prop,
+        &reference,
         measured,
         &measure::test_directions(grid),
         settings.supersample,

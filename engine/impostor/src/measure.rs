@@ -343,17 +343,18 @@ impl<'a> Reader<'a> {
 }
 
 /// The level-0 atlases of an impostor being measured: RGBA8, `grid × cell_px` texels
-/// square.
+/// square, around `sphere`.
 pub(crate) struct Measured<'a> {
     pub albedo: &'a [u8],
     pub normal: &'a [u8],
     pub grid: u32,
     pub cell_px: u32,
+    pub sphere: Sphere,
 }
 
-/// Measures the impostor `measured` against `prop` from `views` (unit directions
-/// towards the camera), drawing into `target` (`cell_px × supersample` samples square;
-/// `projected` is scratch).
+/// Measures the impostor `measured` against `prop` (the mesh it was drawn from, or a
+/// finer level of it) from `views` (unit directions towards the camera), drawing into
+/// `target` (`cell_px × supersample` samples square; `projected` is scratch).
 pub(crate) fn measure(
     prop: &Prepared,
     measured: Measured,
@@ -367,9 +368,10 @@ pub(crate) fn measure(
         normal,
         grid,
         cell_px,
+        sphere,
     } = measured;
-    let reader = Reader::new(albedo, normal, grid, cell_px, prop.sphere);
-    let r = prop.sphere.radius;
+    let reader = Reader::new(albedo, normal, grid, cell_px, sphere);
+    let r = sphere.radius;
     let texel_m = 2.0 * r / cell_px as f32;
     let mut straying = Straying {
         texel_m,
@@ -382,7 +384,7 @@ pub(crate) fn measure(
     for &view in views {
         straying.views += 1;
         let basis = ViewBasis::looking_from(view);
-        let projection = Projection::new(basis, prop.sphere, target.side);
+        let projection = Projection::new(basis, sphere, target.side);
         target.clear();
         for part in &prop.parts {
             target.draw(&projection, part, &prop.textures, projected);
@@ -404,7 +406,7 @@ pub(crate) fn measure(
                 }
                 let (across, upward) = (at(x), -at(y));
                 let origin = add(
-                    prop.sphere.center,
+                    sphere.center,
                     add(
                         scaled(basis.right, across * r),
                         scaled(basis.up, upward * r),

@@ -1,6 +1,6 @@
 //! What the baker is handed: plain parts and textures, borrowed, checked once and
 //! prepared for drawing (textures decoded to linear light, the bounding sphere of what
-//! level 0 draws).
+//! the parts draw).
 
 use sylva_mesh::srgb::decode_texel;
 use sylva_mesh::{Aabb, AlphaMode, Material, Sphere, TextureBinding, Vertex, BLEND_AS_MASK_CUTOFF};
@@ -53,7 +53,7 @@ pub(crate) struct PreparedPart<'a> {
 pub(crate) struct Prepared<'a> {
     pub parts: Vec<PreparedPart<'a>>,
     pub textures: Vec<LinearTexture>,
-    /// Around every vertex level 0 draws.
+    /// Around every vertex the parts draw.
     pub sphere: Sphere,
     pub bounds: Aabb,
     /// Triangles of non-zero area.

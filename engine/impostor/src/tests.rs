@@ -867,6 +867,7 @@ fn the_reconstruction_is_exact_from_the_grids_own_views() {
         normal: &impostor.normal[0],
         grid: impostor.grid,
         cell_px: impostor.cell_px,
+        sphere: impostor.bounds,
     };
     let own = measure::measure(
         &prop,
