@@ -5,8 +5,8 @@
 //!
 //! # Which level it pictures
 //! The impostor takes over from the coarsest mesh, so it pictures that mesh: where they
-//! change places the two agree (supersampled PSNR at the switch 29.6–32.3 dB on the
-//! kit's judged props, against 27.5–30.1 drawn from level 0). Its error, which the
+//! change places the two agree (supersampled PSNR at the switch 28.0–33.6 dB over the
+//! kit's props, against 27.5–30.1 for the four judged when drawn from level 0). Its error, which the
 //! runtime's screen-error switch reads, is still measured against level 0, like every
 //! level's.
 //!
