@@ -133,7 +133,10 @@ impl VertexQuantization {
     }
 
     /// Unpacks every vertex of a packed buffer (a trailing partial vertex is ignored).
-    pub fn unpack_all<'a>(&'a self, bytes: &'a [u8]) -> impl ExactSizeIterator<Item = Vertex> + 'a {
+    pub fn unpack_all<'a>(
+        &'a self,
+        bytes: &'a [u8],
+    ) -> impl ExactSizeIterator<Item = Vertex> + Clone + 'a {
         bytes.chunks_exact(PACKED_STRIDE).map(|chunk| {
             let mut vertex = [0; PACKED_STRIDE];
             vertex.copy_from_slice(chunk);

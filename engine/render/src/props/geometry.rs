@@ -202,12 +202,9 @@ impl PartGeometry<'_> {
 
     /// Vertex positions, unpacked.
     pub fn positions(&self) -> impl Iterator<Item = glam::Vec3> + Clone + '_ {
-        let quantization = &self.quantization;
-        self.vertices.chunks_exact(PACKED_STRIDE).map(move |v| {
-            let mut packed = [0; PACKED_STRIDE];
-            packed.copy_from_slice(v);
-            glam::Vec3::from(quantization.unpack(&packed).position)
-        })
+        self.quantization
+            .unpack_all(self.vertices)
+            .map(|v| glam::Vec3::from(v.position))
     }
 
     /// Checks the data the GPU would otherwise read out of bounds.
