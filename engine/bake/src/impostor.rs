@@ -6,9 +6,9 @@
 //! # Which level it pictures
 //! The impostor takes over from the coarsest mesh, so it pictures that mesh: where they
 //! change places the two agree (supersampled PSNR at the switch 28.0–33.6 dB over the
-//! kit's props, against 27.5–30.1 for the four judged when drawn from level 0). Its error, which the
-//! runtime's screen-error switch reads, is still measured against level 0, like every
-//! level's.
+//! kit's props, against 27.5–30.1 for the four judged when drawn from level 0). Its
+//! error, which the runtime's screen-error switch reads, is still measured against
+//! level 0, like every level's.
 //!
 //! # Pixel formats
 //! Every level of an atlas is `grid × (cell_px >> l)` texels square; with the default
