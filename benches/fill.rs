@@ -32,6 +32,7 @@ fn whole(preset: &str, density: Option<f32>) -> FillRequest {
         preset: preset.into(),
         region: FillRegion::Whole,
         density,
+        order: sylva_scatter::FillOrder::Tiles,
         replaces: None,
     }
 }

@@ -25,7 +25,8 @@ use sylva_render::{
 };
 use sylva_runtime::{level_errors_of, shape_of, Runtime};
 use sylva_scatter::{
-    BrushSettings, FillRegion, FillRequest, Session, TerrainSource, DEFAULT_PLACEMENT_CAP,
+    BrushSettings, FillOrder, FillRegion, FillRequest, Session, TerrainSource,
+    DEFAULT_PLACEMENT_CAP,
 };
 use sylva_terrain::{HeightmapScale, Terrain};
 use sylva_world::World;
@@ -71,6 +72,7 @@ fn journal(terrain: &Terrain, density: f32) -> Session {
         preset: name,
         region: FillRegion::Whole,
         density: Some(density),
+        order: FillOrder::Tiles,
         replaces: None,
     };
     world

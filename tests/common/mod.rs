@@ -171,6 +171,7 @@ pub fn whole_world() -> sylva_world::World {
             preset: name,
             region: sylva_scatter::FillRegion::Whole,
             density: None,
+            order: sylva_scatter::FillOrder::Tiles,
             replaces: None,
         };
         world

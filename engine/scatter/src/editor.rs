@@ -9,7 +9,7 @@ use glam::Vec2;
 use sylva_catalog::{Catalog, CatalogSnapshot};
 use sylva_terrain::Terrain;
 
-use crate::fill::{plan, FillError, FillPlan, FillRequest};
+use crate::fill::{plan, plan_tile, FillError, FillPlan, FillRequest, TileGrid};
 use crate::painter::{check_cap, drop_ids, Edit, Painter};
 use crate::placement::PlacementId;
 use crate::preset::{BrushSettings, Preset, MAX_RADIUS};
@@ -126,8 +126,33 @@ impl FillJob {
             &self.request.region,
             self.density,
             self.seed,
+            self.request.order,
             progress,
         )
+    }
+
+    /// The candidates that settle `tile` of a fill in [`FillOrder::Tiles`](crate::FillOrder::Tiles) (those of its
+    /// cone): committed in place of [`FillJob::plan`]'s, they make exactly the
+    /// placements the whole fill makes in that tile.
+    pub fn plan_tile(
+        &self,
+        terrain: &Terrain,
+        tile: (usize, usize),
+    ) -> Result<FillPlan, FillError> {
+        plan_tile(
+            terrain,
+            &self.catalog,
+            &self.preset,
+            &self.request.region,
+            self.density,
+            self.seed,
+            tile,
+        )
+    }
+
+    /// The tiles the fill's candidates are grouped in under [`FillOrder::Tiles`](crate::FillOrder::Tiles).
+    pub fn tiles(&self, terrain: &Terrain) -> TileGrid {
+        TileGrid::new(terrain, &self.preset)
     }
 
     /// Candidates per square metre.
@@ -565,12 +590,14 @@ impl Editor {
                 preset,
                 region,
                 density,
+                order,
                 replaces,
             } => {
                 let request = FillRequest {
                     preset: preset.clone(),
                     region: region.clone(),
                     density: *density,
+                    order: *order,
                     replaces: *replaces,
                 };
                 self.fill(terrain, &request, &mut |_, _| ControlFlow::Continue(()))

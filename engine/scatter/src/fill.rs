@@ -6,13 +6,26 @@
 //! depends on the region, on other cells, on the session's brush generator or on the
 //! thread count: re-filling one region redraws exactly its cells and leaves the rest
 //! alone, and a fill takes nothing from the session's Mulberry32 stream (strokes after
-//! it draw what they would have drawn without it). Cells are evaluated in parallel, a
-//! band of rows at a time, with the brush's own candidate evaluation; the painter then
-//! accepts the candidates in cell order (rows south to north, columns west to east,
-//! each cell's draws in order) against its one spacing index, so spacing holds across
+//! it draw what they would have drawn without it). Cells are evaluated in parallel
+//! with the brush's own candidate evaluation; the painter then accepts the candidates
+//! in the fill's [`FillOrder`] against its one spacing index, so spacing holds across
 //! every cell border and the result is the same on any thread count.
+//!
+//! # Tiles and phases
+//! Fills accept in [`FillOrder::Tiles`]: cells group into square tiles at least as wide
+//! as the largest spacing the preset asks for, aligned to the terrain's first cell (so
+//! a tile is the same whatever the region), and tiles are accepted in four phases by
+//! the parity of their column and row: even-even, odd-even, even-odd, odd-odd, each
+//! phase's tiles south to north and west to east, each tile's cells likewise, each
+//! cell's draws in order. Two tiles of one phase lie a whole tile apart, at least any
+//! spacing, so neither sees the other's placements: a tile's outcome depends only on
+//! what was there before the fill and on its neighbours of earlier phases, whose own
+//! outcomes reach at most three tiles out. A tile can therefore be accepted from that
+//! cone of tiles alone ([`TileGrid::cone`]), with the placements the whole fill makes
+//! there. Journals from before keep [`FillOrder::Rows`] (rows south to north, columns
+//! west to east), in which a cell depends on every cell accepted before it.
 
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, RangeInclusive};
 
 use glam::Vec2;
 use rayon::prelude::*;
@@ -34,8 +47,11 @@ pub const MAX_MASK_DABS: usize = 10_000;
 /// Most candidates one fill may draw (density × area of the cells it covers): about
 /// 50 bytes each are held until the fill is accepted.
 pub const MAX_FILL_CANDIDATES: f64 = 32_000_000.0;
-/// Rows of cells evaluated between two progress reports.
-const BAND_ROWS: usize = 16;
+/// Rows (or tiles) of cells evaluated between two progress reports.
+const BAND_UNITS: usize = 16;
+/// The narrowest tile side in metres, rounded up to whole terrain cells: wide enough
+/// that a tile holds many candidates, narrow enough to stream around a camera.
+pub const MIN_TILE_M: f32 = 32.0;
 
 /// Where a fill places: world `(x, z)` metres.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,10 +73,35 @@ pub struct FillRequest {
     pub region: FillRegion,
     /// Candidates per square metre; the preset's brush density when `None`.
     pub density: Option<f32>,
+    /// The order candidates are accepted in; [`FillOrder::Tiles`] for new fills.
+    pub order: FillOrder,
     /// Re-runs an earlier fill (its number, counting from 0 in journal order) over this
     /// region: that fill's placements inside the region leave first, and the new ones
     /// join it. Other fills, strokes and everything outside the region stay.
     pub replaces: Option<usize>,
+}
+
+/// The order a fill accepts its candidates in (see the module's documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FillOrder {
+    /// Rows of cells south to north: a cell depends on every cell before it. What
+    /// journals from before tiles recorded.
+    Rows,
+    /// Tiles in four phases: a tile depends only on a bounded cone of tiles around it.
+    #[default]
+    Tiles,
+}
+
+impl FillOrder {
+    /// How a journal's fill event without an order was accepted.
+    pub fn journalled_before_tiles() -> Self {
+        FillOrder::Rows
+    }
+
+    /// Whether this is the order of journals from before tiles (written by omission).
+    pub fn is_rows(&self) -> bool {
+        *self == FillOrder::Rows
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -217,9 +258,10 @@ impl Area {
     }
 }
 
-/// Evaluates the candidates of a fill of `preset` over `region` at `density` per m².
-/// `progress` hears (rows done, rows in all) after every band of rows and cancels the
-/// fill by answering `ControlFlow::Break`.
+/// Evaluates the candidates of a fill of `preset` over `region` at `density` per m²,
+/// in `order`. `progress` hears (units done, units in all: rows or tiles) after every
+/// band of them and cancels the fill by answering `ControlFlow::Break`.
+#[allow(clippy::too_many_arguments)]
 pub fn plan(
     terrain: &Terrain,
     catalog: &Catalog,
@@ -227,41 +269,227 @@ pub fn plan(
     region: &FillRegion,
     density: f32,
     seed: u32,
+    order: FillOrder,
     progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> Result<FillPlan, FillError> {
-    if !(density.is_finite() && density > 0.0 && density <= MAX_DENSITY) {
-        return Err(FillError::Density { density });
+    let cells = Cells::new(terrain, preset, region, density)?;
+    let units = match order {
+        FillOrder::Rows => cells.rows.clone().map(Unit::Row).collect(),
+        FillOrder::Tiles => cells.tiles.phase_order(cells.tile_span()),
+    };
+    plan_units(terrain, catalog, preset, &cells, seed, &units, progress)
+}
+
+/// The candidates a fill in [`FillOrder::Tiles`] accepts to settle `tile` (a tile's
+/// column and row in `TileGrid::new(terrain, preset)`), in order: those of its cone,
+/// every tile whose outcome reaches it ([`TileGrid::cone`]). Accepted against what was
+/// there before the fill, they make exactly the placements in `tile` the whole fill
+/// makes there.
+pub fn plan_tile(
+    terrain: &Terrain,
+    catalog: &Catalog,
+    preset: &Preset,
+    region: &FillRegion,
+    density: f32,
+    seed: u32,
+    tile: (usize, usize),
+) -> Result<FillPlan, FillError> {
+    let cells = Cells::new(terrain, preset, region, density)?;
+    let (columns, rows) = cells.tile_span();
+    let in_span = |(x, z): &(usize, usize)| columns.contains(x) && rows.contains(z);
+    let mut cone: Vec<(usize, usize)> =
+        cells.tiles.cone(tile).into_iter().filter(in_span).collect();
+    cone.sort_by_key(|&(x, z)| (TileGrid::phase((x, z)), z, x));
+    let units: Vec<Unit> = cone.into_iter().map(|(x, z)| Unit::Tile(x, z)).collect();
+    plan_units(
+        terrain,
+        catalog,
+        preset,
+        &cells,
+        seed,
+        &units,
+        &mut |_, _| ControlFlow::Continue(()),
+    )
+}
+
+/// A fill's checked settings and the cells it covers.
+struct Cells {
+    area: Area,
+    density: f32,
+    columns: RangeInclusive<usize>,
+    rows: RangeInclusive<usize>,
+    tiles: TileGrid,
+}
+
+impl Cells {
+    fn new(
+        terrain: &Terrain,
+        preset: &Preset,
+        region: &FillRegion,
+        density: f32,
+    ) -> Result<Self, FillError> {
+        if !(density.is_finite() && density > 0.0 && density <= MAX_DENSITY) {
+            return Err(FillError::Density { density });
+        }
+        let area = Area::new(region, terrain)?;
+        let spacing = terrain.spacing();
+        let origin = terrain.min_corner();
+        let cell_of =
+            |v: f32, o: f32, last: usize| (floor((v - o) / spacing).max(0.0) as usize).min(last);
+        let (last_column, last_row) = (terrain.columns() - 2, terrain.rows() - 2);
+        let columns =
+            cell_of(area.min.x, origin.x, last_column)..=cell_of(area.max.x, origin.x, last_column);
+        let rows =
+            cell_of(area.min.y, origin.y, last_row)..=cell_of(area.max.y, origin.y, last_row);
+        let per_cell = density * spacing * spacing;
+        let expected =
+            per_cell as f64 * columns.clone().count() as f64 * rows.clone().count() as f64;
+        if expected > MAX_FILL_CANDIDATES {
+            return Err(FillError::TooManyCandidates {
+                candidates: expected,
+            });
+        }
+        Ok(Self {
+            area,
+            density,
+            columns,
+            rows,
+            tiles: TileGrid::new(terrain, preset),
+        })
     }
-    let area = Area::new(region, terrain)?;
+
+    /// The tiles the cells touch: columns and rows of tiles.
+    fn tile_span(&self) -> (RangeInclusive<usize>, RangeInclusive<usize>) {
+        let side = self.tiles.side_cells;
+        (
+            self.columns.start() / side..=self.columns.end() / side,
+            self.rows.start() / side..=self.rows.end() / side,
+        )
+    }
+
+    /// The cells of `unit` inside the fill's, in acceptance order.
+    fn of(&self, unit: Unit) -> impl Iterator<Item = (usize, usize)> {
+        let (columns, rows) = match unit {
+            Unit::Row(row) => (self.columns.clone(), row..=row),
+            Unit::Tile(x, z) => {
+                let side = self.tiles.side_cells;
+                let clip = |range: &RangeInclusive<usize>, t: usize| {
+                    (t * side).max(*range.start())..=((t + 1) * side - 1).min(*range.end())
+                };
+                (clip(&self.columns, x), clip(&self.rows, z))
+            }
+        };
+        rows.flat_map(move |row| columns.clone().map(move |column| (column, row)))
+    }
+}
+
+/// What a fill evaluates as one piece of work: a row of cells or a tile.
+#[derive(Clone, Copy, Debug)]
+enum Unit {
+    Row(usize),
+    Tile(usize, usize),
+}
+
+/// Square tiles of terrain cells, at least as wide as the largest spacing a preset asks
+/// for and [`MIN_TILE_M`], aligned to the terrain's first cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileGrid {
+    /// Terrain cells per tile side.
+    pub side_cells: usize,
+}
+
+impl TileGrid {
+    pub fn new(terrain: &Terrain, preset: &Preset) -> Self {
+        let widest = preset
+            .picks
+            .iter()
+            .map(|pick| pick.min_spacing)
+            .fold(MIN_TILE_M, f32::max);
+        Self {
+            side_cells: (widest / terrain.spacing()).ceil().max(1.0) as usize,
+        }
+    }
+
+    /// The tile holding terrain cell (`column`, `row`).
+    pub fn tile_of(&self, column: usize, row: usize) -> (usize, usize) {
+        (column / self.side_cells, row / self.side_cells)
+    }
+
+    /// The phase a tile is accepted in, 0 to 3: even-even, odd-even, even-odd, odd-odd.
+    pub fn phase((x, z): (usize, usize)) -> u8 {
+        (x % 2 + 2 * (z % 2)) as u8
+    }
+
+    /// Every tile whose outcome can reach `tile`'s: itself, its neighbours of earlier
+    /// phases, theirs, and so on (at most three tiles out).
+    pub fn cone(&self, tile: (usize, usize)) -> Vec<(usize, usize)> {
+        let mut cone = vec![tile];
+        let mut next = 0;
+        while let Some(&(x, z)) = cone.get(next) {
+            next += 1;
+            let phase = Self::phase((x, z));
+            for dz in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    let (Ok(nx), Ok(nz)) = (
+                        usize::try_from(x as i64 + dx),
+                        usize::try_from(z as i64 + dz),
+                    ) else {
+                        continue;
+                    };
+                    if Self::phase((nx, nz)) < phase && !cone.contains(&(nx, nz)) {
+                        cone.push((nx, nz));
+                    }
+                }
+            }
+        }
+        cone
+    }
+
+    /// The tiles of `span` (columns and rows of tiles) in acceptance order.
+    fn phase_order(
+        &self,
+        (columns, rows): (RangeInclusive<usize>, RangeInclusive<usize>),
+    ) -> Vec<Unit> {
+        (0..4u8)
+            .flat_map(|phase| {
+                let columns = columns.clone();
+                rows.clone().flat_map(move |z| {
+                    columns
+                        .clone()
+                        .filter(move |&x| Self::phase((x, z)) == phase)
+                        .map(move |x| Unit::Tile(x, z))
+                })
+            })
+            .collect()
+    }
+}
+
+/// Evaluates the candidates of `cells` unit by unit, in parallel a band at a time.
+fn plan_units(
+    terrain: &Terrain,
+    catalog: &Catalog,
+    preset: &Preset,
+    cells: &Cells,
+    seed: u32,
+    units: &[Unit],
+    progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+) -> Result<FillPlan, FillError> {
     let picks = bind_picks(preset, catalog).map_err(|UnknownCategory { index, category }| {
         FillError::UnknownCategory { index, category }
     })?;
     let spacing = terrain.spacing();
     let origin = terrain.min_corner();
-    let cell_of =
-        |v: f32, o: f32, last: usize| (floor((v - o) / spacing).max(0.0) as usize).min(last);
-    let (last_column, last_row) = (terrain.columns() - 2, terrain.rows() - 2);
-    let columns =
-        cell_of(area.min.x, origin.x, last_column)..=cell_of(area.max.x, origin.x, last_column);
-    let rows: Vec<usize> = (cell_of(area.min.y, origin.y, last_row)
-        ..=cell_of(area.max.y, origin.y, last_row))
-        .collect();
-    let per_cell = density * spacing * spacing;
-    let expected = per_cell as f64 * columns.clone().count() as f64 * rows.len() as f64;
-    if expected > MAX_FILL_CANDIDATES {
-        return Err(FillError::TooManyCandidates {
-            candidates: expected,
-        });
-    }
+    let per_cell = cells.density * spacing * spacing;
     let placer = Placer {
         terrain,
         catalog,
         picks: &picks,
     };
     let salt = name_salt(&preset.name);
-    let row_of = |row: usize| {
-        let mut out = RowOutcome::default();
-        for column in columns.clone() {
+    let area = &cells.area;
+    let unit_of = |unit: Unit| {
+        let mut out = UnitOutcome::default();
+        for (column, row) in cells.of(unit) {
             let mut rng = Mulberry32::new(cell_seed(seed, salt, column as u32, row as u32));
             // Stochastic rounding keeps the expected count right at any density.
             let whole = floor(per_cell);
@@ -289,14 +517,14 @@ pub fn plan(
         report: StrokeReport::default(),
         area: area.clone(),
     };
-    for (band, chunk) in rows.chunks(BAND_ROWS).enumerate() {
-        let outcomes: Vec<RowOutcome> = chunk.par_iter().map(|&row| row_of(row)).collect();
-        for row in outcomes {
-            plan.report += row.report;
-            plan.candidates.extend(row.passed);
+    for (band, chunk) in units.chunks(BAND_UNITS).enumerate() {
+        let outcomes: Vec<UnitOutcome> = chunk.par_iter().map(|&unit| unit_of(unit)).collect();
+        for unit in outcomes {
+            plan.report += unit.report;
+            plan.candidates.extend(unit.passed);
         }
-        let done = (band * BAND_ROWS + chunk.len()).min(rows.len());
-        if progress(done, rows.len()).is_break() {
+        let done = (band * BAND_UNITS + chunk.len()).min(units.len());
+        if progress(done, units.len()).is_break() {
             return Err(FillError::Cancelled);
         }
     }
@@ -304,7 +532,7 @@ pub fn plan(
 }
 
 #[derive(Default)]
-struct RowOutcome {
+struct UnitOutcome {
     /// Candidates and rejections.
     report: StrokeReport,
     passed: Vec<Candidate>,

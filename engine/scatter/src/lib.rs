@@ -23,8 +23,9 @@ mod spacing;
 
 pub use editor::{Applied, Editor, FillJob};
 pub use fill::{
-    cell_seed, plan as plan_fill, Area, FillError, FillPlan, FillRegion, FillRequest,
-    MAX_FILL_CANDIDATES, MAX_MASK_DABS, MAX_POLYGON_VERTICES,
+    cell_seed, plan as plan_fill, plan_tile as plan_fill_tile, Area, FillError, FillOrder,
+    FillPlan, FillRegion, FillRequest, TileGrid, MAX_FILL_CANDIDATES, MAX_MASK_DABS,
+    MAX_POLYGON_VERTICES, MIN_TILE_M,
 };
 pub use painter::{
     check_cap, BrushError, CapError, Edit, Painter, BYTES_PER_PLACEMENT, DEFAULT_PLACEMENT_CAP,

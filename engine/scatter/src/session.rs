@@ -9,7 +9,7 @@ use sylva_catalog::CatalogSnapshot;
 use sylva_terrain::HeightmapScale;
 use thiserror::Error;
 
-use crate::fill::{FillRegion, FillRequest};
+use crate::fill::{FillOrder, FillRegion, FillRequest};
 use crate::painter::{check_cap, CapError, PROTOTYPE_PLACEMENT_CAP};
 use crate::preset::{BrushSettings, Preset, PresetError};
 
@@ -76,6 +76,13 @@ pub enum Event {
         region: FillRegion,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         density: Option<f32>,
+        /// The order candidates were accepted in; journals from before tiles have
+        /// none and were accepted in rows.
+        #[serde(
+            default = "FillOrder::journalled_before_tiles",
+            skip_serializing_if = "FillOrder::is_rows"
+        )]
+        order: FillOrder,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         replaces: Option<usize>,
     },
@@ -115,6 +122,7 @@ impl Event {
             preset: request.preset.clone(),
             region: request.region.clone(),
             density: request.density,
+            order: request.order,
             replaces: request.replaces,
         }
     }

@@ -544,6 +544,7 @@ fn fill_request(preset: &str, region: FillRegion, replaces: Option<usize>) -> Fi
         preset: preset.into(),
         region,
         density: None,
+        order: FillOrder::Tiles,
         replaces,
     }
 }
@@ -994,4 +995,124 @@ fn a_fill_under_a_brush_mask_stays_under_it() {
             .iter()
             .any(|&(x, z)| at.distance(Vec2::new(x, z)) <= 6.0 + 1e-4));
     }
+}
+
+/// The tile a placement at world `(x, z)` was drawn in.
+fn tile_at(terrain: &Terrain, tiles: TileGrid, at: Vec2) -> (usize, usize) {
+    let cell = ((at - terrain.min_corner()) / terrain.spacing()).floor();
+    tiles.tile_of(cell.x as usize, cell.y as usize)
+}
+
+/// What a placement is, ids aside: a tile accepted alone numbers its placements from
+/// where the session stands, the whole fill from its first tile.
+fn identity(p: &Placement) -> (String, [u32; 3], [u32; 4], u32) {
+    (
+        p.prop.to_string(),
+        p.position.to_array().map(f32::to_bits),
+        p.rotation.to_array().map(f32::to_bits),
+        p.scale.to_bits(),
+    )
+}
+
+/// A tile of a fill accepted from its cone of tiles alone holds exactly the placements
+/// the whole fill makes there, in every phase, at the terrain's edge and where a stroke
+/// made before the fill crowds it.
+#[test]
+fn a_tile_accepted_from_its_cone_alone_matches_the_whole_fill_there() {
+    let terrain = default_world();
+    let stroked = || {
+        let mut editor = Editor::new(&session()).unwrap();
+        let name = editor.use_preset("test", preset()).unwrap();
+        editor.begin_paint(&name, brush(20.0, 0.5)).unwrap();
+        editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
+        editor.end_stroke();
+        (editor, name)
+    };
+    let (mut whole, name) = stroked();
+    let request = fill_request(&name, FillRegion::Whole, None);
+    let job = whole.fill_job(&request).unwrap();
+    let tiles = job.tiles(&terrain);
+    assert_eq!(
+        tiles.side_cells as f32 * terrain.spacing(),
+        MIN_TILE_M.max(4.0)
+    );
+    let plan = job.plan(&terrain, &mut no_progress()).unwrap();
+    whole.commit_fill(&job, &plan).unwrap();
+    let meadow = tile_at(&terrain, tiles, Landmark::Meadow.position());
+    let (mx, mz) = (meadow.0 & !1, meadow.1 & !1);
+    let tile_of = |p: &Placement| tile_at(&terrain, tiles, Vec2::new(p.position.x, p.position.z));
+    // The first tile on the terrain's west edge the fill places much in (the corner's
+    // is under water).
+    let edge = (0..)
+        .map(|z| (0, z))
+        .find(|&tile| {
+            whole
+                .painter()
+                .placements()
+                .filter(|p| tile_of(p) == tile)
+                .count()
+                > 10
+        })
+        .unwrap();
+    let judged = [(mx, mz), (mx + 1, mz), (mx, mz + 1), (mx + 1, mz + 1), edge];
+    for tile in judged {
+        let in_tile = |p: &&Placement| tile_of(p) == tile;
+        let expected: Vec<_> = whole
+            .painter()
+            .placements()
+            .filter(in_tile)
+            .map(identity)
+            .collect();
+        let (mut alone, _) = stroked();
+        let plan = job.plan_tile(&terrain, tile).unwrap();
+        alone.commit_fill(&job, &plan).unwrap();
+        let made: Vec<_> = alone
+            .painter()
+            .placements()
+            .filter(in_tile)
+            .map(identity)
+            .collect();
+        assert!(
+            expected.len() > 10,
+            "tile {tile:?}: {} placements",
+            expected.len()
+        );
+        assert_eq!(
+            made,
+            expected,
+            "tile {tile:?} (phase {})",
+            TileGrid::phase(tile)
+        );
+        assert!(
+            alone.painter().len() < whole.painter().len() / 4,
+            "a cone is a few tiles"
+        );
+    }
+}
+
+/// Accepted in rows, as journals from before tiles were, the same fill makes other
+/// placements: the order is part of what a journal records.
+#[test]
+fn a_fill_journalled_without_an_order_replays_in_rows() {
+    let terrain = default_world();
+    let (tiled, name) = filled_editor(&terrain);
+    let mut journal = tiled.session().clone();
+    assert!(journal.to_ron().contains("order: Tiles"));
+    let Some(Event::Fill { order, .. }) = journal.events.last_mut() else {
+        panic!("the fill is the last event");
+    };
+    assert_eq!(*order, FillOrder::Tiles);
+    *order = FillOrder::Rows;
+    let text = journal.to_ron();
+    assert!(!text.contains("order"), "rows are written by omission");
+    let (rows, _) = Editor::replay(&Session::parse(&text, "old.ron").unwrap(), &terrain).unwrap();
+    let mut rows_request = fill_request(&name, FillRegion::Whole, None);
+    rows_request.order = FillOrder::Rows;
+    let mut direct = Editor::new(&session()).unwrap();
+    direct.use_preset("test", preset()).unwrap();
+    direct
+        .fill(&terrain, &rows_request, &mut no_progress())
+        .unwrap();
+    assert_eq!(rows.painter().digest(), direct.painter().digest());
+    assert_ne!(rows.painter().digest(), tiled.painter().digest());
 }

@@ -3,7 +3,8 @@ use sylva_buckets::{BucketChanges, PropShape};
 use sylva_catalog::{CatalogFile, CatalogSnapshot};
 use sylva_lod::LodConfig;
 use sylva_scatter::{
-    BrushSettings, FillRegion, FillRequest, Preset, Session, TerrainSource, DEFAULT_PLACEMENT_CAP,
+    BrushSettings, FillOrder, FillRegion, FillRequest, Preset, Session, TerrainSource,
+    DEFAULT_PLACEMENT_CAP,
 };
 use sylva_terrain::{default_world, Landmark};
 
@@ -178,6 +179,7 @@ fn fills_are_mirrored_into_the_registry_like_strokes() {
         preset: name.clone(),
         region: FillRegion::Polygon(vec![(-80.0, -80.0), (80.0, -80.0), (0.0, 90.0)]),
         density: Some(0.3),
+        order: FillOrder::Tiles,
         replaces: None,
     };
     let applied = world
@@ -210,6 +212,7 @@ fn a_fills_instances_fill_buckets_in_compact_blocks_of_slots() {
         preset: name,
         region: FillRegion::Whole,
         density: Some(0.05),
+        order: FillOrder::Tiles,
         replaces: None,
     };
     world

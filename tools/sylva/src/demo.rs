@@ -12,7 +12,8 @@ use std::ops::ControlFlow;
 use anyhow::{Context, Result};
 use glam::Vec2;
 use sylva_scatter::{
-    Editor, FillRegion, FillRequest, Session, StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP,
+    Editor, FillOrder, FillRegion, FillRequest, Session, StrokeReport, TerrainSource,
+    DEFAULT_PLACEMENT_CAP,
 };
 use sylva_terrain::{default_world, Landmark};
 
@@ -218,6 +219,7 @@ pub fn run(args: Args) -> Result<()> {
             preset: name,
             region,
             density: fill.density,
+            order: FillOrder::Tiles,
             replaces: None,
         };
         let report = editor
@@ -241,6 +243,7 @@ pub fn run(args: Args) -> Result<()> {
             dabs: clearing,
         },
         density: None,
+        order: FillOrder::Tiles,
         replaces: None,
     };
     let report = editor

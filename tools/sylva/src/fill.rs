@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sylva_scatter::{
-    check_cap, Editor, FillRegion, FillRequest, Session, StrokeReport, TerrainSource,
+    check_cap, Editor, FillOrder, FillRegion, FillRequest, Session, StrokeReport, TerrainSource,
     DEFAULT_PLACEMENT_CAP,
 };
 use sylva_terrain::HeightmapScale;
@@ -123,6 +123,7 @@ pub fn run(args: Args) -> Result<()> {
         preset: name,
         region,
         density: args.density,
+        order: FillOrder::Tiles,
         replaces: args.replaces,
     };
     let density = editor.fill_job(&request)?.density();

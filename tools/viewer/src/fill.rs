@@ -137,7 +137,8 @@ impl Drop for FillTask {
 mod tests {
     use sylva_catalog::{CatalogFile, CatalogSnapshot};
     use sylva_scatter::{
-        Editor, FillRegion, FillRequest, Preset, Session, TerrainSource, DEFAULT_PLACEMENT_CAP,
+        Editor, FillOrder, FillRegion, FillRequest, Preset, Session, TerrainSource,
+        DEFAULT_PLACEMENT_CAP,
     };
     use sylva_terrain::default_world;
 
@@ -168,6 +169,7 @@ mod tests {
             preset: name,
             region: FillRegion::Whole,
             density: Some(density),
+            order: FillOrder::Tiles,
             replaces: None,
         };
         editor.fill_job(&request).unwrap()

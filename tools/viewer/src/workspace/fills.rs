@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use glam::Vec2;
-use sylva_scatter::{Area, FillError, FillRegion, FillRequest};
+use sylva_scatter::{Area, FillError, FillOrder, FillRegion, FillRequest};
 use sylva_terrain::Ray;
 
 use super::{LastStroke, Workspace, WorkspaceError, WorldHost};
@@ -40,6 +40,7 @@ impl<H: WorldHost> Workspace<H> {
             preset: active.session_name.clone(),
             region,
             density: Some(self.brush.density_per_m2),
+            order: FillOrder::Tiles,
             replaces: None,
         };
         let job = self
