@@ -9,7 +9,7 @@ use glam::Vec2;
 use sylva_catalog::{Catalog, CatalogSnapshot};
 use sylva_terrain::Terrain;
 
-use crate::fill::{plan, plan_tile, FillError, FillPlan, FillRequest, TileGrid};
+use crate::fill::{plan, plan_tile, FillError, FillPlan, FillRequest, TileGrid, TilePlan};
 use crate::painter::{check_cap, drop_ids, Edit, Painter};
 use crate::placement::PlacementId;
 use crate::preset::{BrushSettings, Preset, MAX_RADIUS};
@@ -131,14 +131,14 @@ impl FillJob {
         )
     }
 
-    /// The candidates that settle `tile` of a fill in [`FillOrder::Tiles`](crate::FillOrder::Tiles) (those of its
-    /// cone): committed in place of [`FillJob::plan`]'s, they make exactly the
-    /// placements the whole fill makes in that tile.
+    /// The candidates that settle `tile` of a fill in
+    /// [`FillOrder::Tiles`](crate::FillOrder::Tiles): accepted in order after what stood
+    /// before the fill, the tile's own make the placements the whole fill makes there.
     pub fn plan_tile(
         &self,
         terrain: &Terrain,
         tile: (usize, usize),
-    ) -> Result<FillPlan, FillError> {
+    ) -> Result<TilePlan, FillError> {
         plan_tile(
             terrain,
             &self.catalog,
@@ -148,6 +148,25 @@ impl FillJob {
             self.seed,
             tile,
         )
+    }
+
+    /// The spacing families the fill's picks place (once each).
+    pub fn families(&self) -> impl Iterator<Item = &str> {
+        let mut families: Vec<&str> = self
+            .preset
+            .picks
+            .iter()
+            .filter_map(|pick| self.catalog.category(&pick.category))
+            .map(|category| &*category.family)
+            .collect();
+        families.sort_unstable();
+        families.dedup();
+        families.into_iter()
+    }
+
+    /// The catalog the fill was planned with.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
     }
 
     /// The tiles the fill's candidates are grouped in under [`FillOrder::Tiles`](crate::FillOrder::Tiles).

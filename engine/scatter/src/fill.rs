@@ -280,11 +280,21 @@ pub fn plan(
     plan_units(terrain, catalog, preset, &cells, seed, &units, progress)
 }
 
-/// The candidates a fill in [`FillOrder::Tiles`] accepts to settle `tile` (a tile's
-/// column and row in `TileGrid::new(terrain, preset)`), in order: those of its cone,
-/// every tile whose outcome reaches it ([`TileGrid::cone`]). Accepted against what was
-/// there before the fill, they make exactly the placements in `tile` the whole fill
-/// makes there.
+/// What a fill in [`FillOrder::Tiles`] accepts to settle one tile: the candidates of
+/// the rest of its cone, then the tile's own.
+#[derive(Clone, Debug)]
+pub struct TilePlan {
+    /// The candidates of every other tile whose outcome reaches the tile
+    /// ([`TileGrid::cone`]), in acceptance order.
+    pub cone: FillPlan,
+    /// The tile's own candidates, accepted last (it is the cone's latest phase).
+    pub tile: FillPlan,
+}
+
+/// The candidates that settle `tile` (a tile's column and row in
+/// `TileGrid::new(terrain, preset)`): accepted in order against what was there before
+/// the fill, the tile's own make exactly the placements the whole fill makes from its
+/// cells.
 pub fn plan_tile(
     terrain: &Terrain,
     catalog: &Catalog,
@@ -293,23 +303,25 @@ pub fn plan_tile(
     density: f32,
     seed: u32,
     tile: (usize, usize),
-) -> Result<FillPlan, FillError> {
+) -> Result<TilePlan, FillError> {
     let cells = Cells::new(terrain, preset, region, density)?;
     let (columns, rows) = cells.tile_span();
-    let in_span = |(x, z): &(usize, usize)| columns.contains(x) && rows.contains(z);
+    let in_span =
+        |&(x, z): &(usize, usize)| (x, z) != tile && columns.contains(&x) && rows.contains(&z);
     let mut cone: Vec<(usize, usize)> =
         cells.tiles.cone(tile).into_iter().filter(in_span).collect();
     cone.sort_by_key(|&(x, z)| (TileGrid::phase((x, z)), z, x));
-    let units: Vec<Unit> = cone.into_iter().map(|(x, z)| Unit::Tile(x, z)).collect();
-    plan_units(
-        terrain,
-        catalog,
-        preset,
-        &cells,
-        seed,
-        &units,
-        &mut |_, _| ControlFlow::Continue(()),
-    )
+    let cone: Vec<Unit> = cone.into_iter().map(|(x, z)| Unit::Tile(x, z)).collect();
+    let own = if columns.contains(&tile.0) && rows.contains(&tile.1) {
+        vec![Unit::Tile(tile.0, tile.1)]
+    } else {
+        Vec::new()
+    };
+    let mut go_on = |_, _| ControlFlow::Continue(());
+    Ok(TilePlan {
+        cone: plan_units(terrain, catalog, preset, &cells, seed, &cone, &mut go_on)?,
+        tile: plan_units(terrain, catalog, preset, &cells, seed, &own, &mut go_on)?,
+    })
 }
 
 /// A fill's checked settings and the cells it covers.

@@ -20,11 +20,12 @@ mod report;
 mod rng;
 mod session;
 mod spacing;
+mod tiles;
 
 pub use editor::{Applied, Editor, FillJob};
 pub use fill::{
     cell_seed, plan as plan_fill, plan_tile as plan_fill_tile, Area, FillError, FillOrder,
-    FillPlan, FillRegion, FillRequest, TileGrid, MAX_FILL_CANDIDATES, MAX_MASK_DABS,
+    FillPlan, FillRegion, FillRequest, TileGrid, TilePlan, MAX_FILL_CANDIDATES, MAX_MASK_DABS,
     MAX_POLYGON_VERTICES, MIN_TILE_M,
 };
 pub use painter::{
@@ -39,6 +40,7 @@ pub use report::{Rejection, Rejections, StrokeReport};
 pub use rng::Mulberry32;
 pub use session::{Event, Session, SessionError, TerrainSource, SESSION_FORMAT};
 pub use spacing::SpacingIndex;
+pub use tiles::TileSource;
 
 #[cfg(test)]
 mod tests;

@@ -113,6 +113,18 @@ impl Painter {
         }
     }
 
+    /// A painter holding `placements` (ids kept, in increasing order), numbering new
+    /// ones after the last: what a fill's tile is accepted against. Its generator is
+    /// never drawn from.
+    pub(crate) fn holding(cap: usize, placements: impl IntoIterator<Item = Placement>) -> Self {
+        let mut painter = Self::new(0, cap);
+        for placement in placements {
+            painter.next_id = painter.next_id.max(placement.id.0 + 1);
+            painter.insert(placement);
+        }
+        painter
+    }
+
     pub fn len(&self) -> usize {
         self.live.len()
     }

@@ -997,14 +997,8 @@ fn a_fill_under_a_brush_mask_stays_under_it() {
     }
 }
 
-/// The tile a placement at world `(x, z)` was drawn in.
-fn tile_at(terrain: &Terrain, tiles: TileGrid, at: Vec2) -> (usize, usize) {
-    let cell = ((at - terrain.min_corner()) / terrain.spacing()).floor();
-    tiles.tile_of(cell.x as usize, cell.y as usize)
-}
-
-/// What a placement is, ids aside: a tile accepted alone numbers its placements from
-/// where the session stands, the whole fill from its first tile.
+/// What a placement is, ids aside: a tile made alone numbers its placements from the
+/// id it is given, the whole fill from where the session stood.
 fn identity(p: &Placement) -> (String, [u32; 3], [u32; 4], u32) {
     (
         p.prop.to_string(),
@@ -1014,80 +1008,59 @@ fn identity(p: &Placement) -> (String, [u32; 3], [u32; 4], u32) {
     )
 }
 
-/// A tile of a fill accepted from its cone of tiles alone holds exactly the placements
-/// the whole fill makes there, in every phase, at the terrain's edge and where a stroke
-/// made before the fill crowds it.
+/// Every tile of a fill made on its own, from its cone and what stood before the fill,
+/// on threads in any order: together they are exactly the whole fill's placements,
+/// strokes made before it included, and each tile's are in its acceptance order.
 #[test]
-fn a_tile_accepted_from_its_cone_alone_matches_the_whole_fill_there() {
+fn tiles_made_alone_are_the_whole_fill_bit_for_bit() {
+    use rayon::prelude::*;
+
     let terrain = default_world();
-    let stroked = || {
-        let mut editor = Editor::new(&session()).unwrap();
-        let name = editor.use_preset("test", preset()).unwrap();
-        editor.begin_paint(&name, brush(20.0, 0.5)).unwrap();
-        editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
-        editor.end_stroke();
-        (editor, name)
-    };
-    let (mut whole, name) = stroked();
-    let request = fill_request(&name, FillRegion::Whole, None);
-    let job = whole.fill_job(&request).unwrap();
-    let tiles = job.tiles(&terrain);
-    assert_eq!(
-        tiles.side_cells as f32 * terrain.spacing(),
-        MIN_TILE_M.max(4.0)
-    );
-    let plan = job.plan(&terrain, &mut no_progress()).unwrap();
-    whole.commit_fill(&job, &plan).unwrap();
-    let meadow = tile_at(&terrain, tiles, Landmark::Meadow.position());
-    let (mx, mz) = (meadow.0 & !1, meadow.1 & !1);
-    let tile_of = |p: &Placement| tile_at(&terrain, tiles, Vec2::new(p.position.x, p.position.z));
-    // The first tile on the terrain's west edge the fill places much in (the corner's
-    // is under water).
-    let edge = (0..)
-        .map(|z| (0, z))
-        .find(|&tile| {
-            whole
-                .painter()
-                .placements()
-                .filter(|p| tile_of(p) == tile)
-                .count()
-                > 10
-        })
+    let mut editor = Editor::new(&session()).unwrap();
+    let name = editor.use_preset("test", preset()).unwrap();
+    editor.begin_paint(&name, brush(20.0, 0.5)).unwrap();
+    editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
+    editor.end_stroke();
+    let job = editor
+        .fill_job(&fill_request(&name, FillRegion::Whole, None))
         .unwrap();
-    let judged = [(mx, mz), (mx + 1, mz), (mx, mz + 1), (mx + 1, mz + 1), edge];
-    for tile in judged {
-        let in_tile = |p: &&Placement| tile_of(p) == tile;
-        let expected: Vec<_> = whole
-            .painter()
-            .placements()
-            .filter(in_tile)
-            .map(identity)
-            .collect();
-        let (mut alone, _) = stroked();
-        let plan = job.plan_tile(&terrain, tile).unwrap();
-        alone.commit_fill(&job, &plan).unwrap();
-        let made: Vec<_> = alone
-            .painter()
-            .placements()
-            .filter(in_tile)
-            .map(identity)
-            .collect();
-        assert!(
-            expected.len() > 10,
-            "tile {tile:?}: {} placements",
-            expected.len()
-        );
-        assert_eq!(
-            made,
-            expected,
-            "tile {tile:?} (phase {})",
-            TileGrid::phase(tile)
-        );
-        assert!(
-            alone.painter().len() < whole.painter().len() / 4,
-            "a cone is a few tiles"
-        );
-    }
+    let source = TileSource::new(job.clone(), &terrain, editor.painter().placements());
+    let grid = source.grid();
+    assert_eq!(grid.side_cells as f32 * terrain.spacing(), MIN_TILE_M);
+    let before = editor.painter().len();
+    editor
+        .commit_fill(&job, &job.plan(&terrain, &mut no_progress()).unwrap())
+        .unwrap();
+    let mut whole: Vec<_> = live(&editor)[before..].iter().map(identity).collect();
+
+    let tiles_across = (terrain.columns() - 1).div_ceil(grid.side_cells);
+    let tiles: Vec<(usize, usize)> = (0..tiles_across)
+        .flat_map(|z| (0..tiles_across).map(move |x| (x, z)))
+        .collect();
+    let made: Vec<Vec<Placement>> = tiles
+        .par_iter()
+        .rev()
+        .map(|&tile| source.make(&terrain, tile, 1 << 40).unwrap())
+        .collect();
+    let mut streamed: Vec<_> = made.iter().flatten().map(identity).collect();
+    assert!(whole.len() > 10_000, "{} placements", whole.len());
+    assert_eq!(streamed.len(), whole.len());
+    streamed.sort();
+    whole.sort();
+    assert!(
+        streamed == whole,
+        "the tiles' placements differ from the fill's"
+    );
+
+    // A tile made again is the same, numbered from the id it is given.
+    let meadow = source.tile_at(Landmark::Meadow.position().x, Landmark::Meadow.position().y);
+    let again = source.make(&terrain, meadow, 7).unwrap();
+    let index = tiles.len() - 1 - tiles.iter().position(|&t| t == meadow).unwrap();
+    assert_eq!(
+        again.iter().map(identity).collect::<Vec<_>>(),
+        made[index].iter().map(identity).collect::<Vec<_>>()
+    );
+    assert_eq!(again[0].id, PlacementId(7));
 }
 
 /// Accepted in rows, as journals from before tiles were, the same fill makes other

@@ -19,6 +19,8 @@ use sylva_scatter::{
 use sylva_terrain::Terrain;
 use thiserror::Error;
 
+pub mod stream;
+
 #[derive(Debug, Error)]
 pub enum WorldError {
     #[error(transparent)]

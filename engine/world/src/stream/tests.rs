@@ -1,0 +1,268 @@
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use sylva_catalog::{CatalogFile, CatalogSnapshot};
+use sylva_scatter::{
+    BrushSettings, Editor, FillOrder, FillRegion, FillRequest, Preset, Session, TerrainSource,
+    DEFAULT_PLACEMENT_CAP,
+};
+use sylva_terrain::{default_world, Landmark};
+
+use super::*;
+
+const TREE_REACH_M: f32 = 150.0;
+const GROUND_REACH_M: f32 = 50.0;
+const HYSTERESIS: f32 = 0.2;
+
+fn session() -> Session {
+    let file = CatalogFile::from_ron(
+        r#"(categories: { "tree": (family: "tree"), "grass": (family: "ground") })"#,
+        "catalog.ron",
+    )
+    .unwrap();
+    let snapshot = CatalogSnapshot::new(file, ["tree/a.glb", "tree/b.glb", "grass/a.glb"]);
+    Session::new(
+        3,
+        DEFAULT_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        snapshot,
+    )
+}
+
+fn preset() -> Preset {
+    Preset::parse(
+        r#"(name: "T", brush: (radius: 10.0, density_per_m2: 0.5), picks: [
+            (category: "tree", weight: 1.0, slope_max: 0.2, min_spacing: 4.0),
+            (category: "grass", weight: 3.0, min_spacing: 0.5),
+        ])"#,
+        "t.ron",
+    )
+    .unwrap()
+}
+
+/// What a placement is: its id, prop and exact numbers.
+type Identity = (u64, String, [u32; 3], [u32; 4], u32);
+
+fn identity(p: &Placement) -> Identity {
+    (
+        p.id.0,
+        p.prop.to_string(),
+        p.position.to_array().map(f32::to_bits),
+        p.rotation.to_array().map(f32::to_bits),
+        p.scale.to_bits(),
+    )
+}
+
+/// A stroke at the meadow, then the whole default world filled: the fill's stored
+/// placements, and the source its tiles stream from (what stood before the fill).
+fn stored_and_source() -> (Vec<Placement>, Arc<TileSource>, Arc<Terrain>) {
+    let terrain = Arc::new(default_world());
+    let mut editor = Editor::new(&session()).unwrap();
+    let name = editor.use_preset("t", preset()).unwrap();
+    let brush = BrushSettings {
+        radius: 15.0,
+        density_per_m2: 0.5,
+    };
+    editor.begin_paint(&name, brush).unwrap();
+    editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
+    editor.end_stroke();
+    let request = FillRequest {
+        preset: name,
+        region: FillRegion::Whole,
+        density: None,
+        order: FillOrder::Tiles,
+        replaces: None,
+    };
+    let job = editor.fill_job(&request).unwrap();
+    let source = Arc::new(TileSource::new(
+        job.clone(),
+        &terrain,
+        editor.painter().placements(),
+    ));
+    let plan = job
+        .plan(&terrain, &mut |_, _| std::ops::ControlFlow::Continue(()))
+        .unwrap();
+    let filled = editor.commit_fill(&job, &plan).unwrap().edit.added;
+    (filled, source, terrain)
+}
+
+fn streamer(source: &Arc<TileSource>, terrain: &Arc<Terrain>, workers: usize) -> TileStreamer {
+    streamer_reaching(source, terrain, workers, TREE_REACH_M)
+}
+
+fn streamer_reaching(
+    source: &Arc<TileSource>,
+    terrain: &Arc<Terrain>,
+    workers: usize,
+    tree_reach_m: f32,
+) -> TileStreamer {
+    let settings = StreamSettings {
+        reach_m: vec![
+            ("tree".into(), tree_reach_m),
+            ("ground".into(), GROUND_REACH_M),
+        ],
+        hysteresis: HYSTERESIS,
+        workers,
+    };
+    TileStreamer::new(Arc::clone(source), Arc::clone(terrain), settings, 0).unwrap()
+}
+
+/// The placements a registry mirroring `changes` holds.
+fn mirror(shown: &mut BTreeMap<u64, Identity>, changes: StreamChanges) {
+    for id in changes.removed {
+        assert!(
+            shown.remove(&id.0).is_some(),
+            "removed {id:?}, which was not shown"
+        );
+    }
+    for p in changes.added {
+        assert!(
+            shown.insert(p.id.0, identity(&p)).is_none(),
+            "added {:?} twice",
+            p.id
+        );
+    }
+}
+
+/// Updates from `camera` until no tile in reach is late, mirroring every change.
+fn settle(streamer: &mut TileStreamer, camera: Vec3, shown: &mut BTreeMap<u64, Identity>) {
+    let started = Instant::now();
+    loop {
+        mirror(shown, streamer.update(camera));
+        if streamer.stats().late_tiles == 0 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "tiles never came"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // The pass that saw the last tiles back shows them.
+    mirror(shown, streamer.update(camera));
+}
+
+fn ground_distance(p: &Placement, camera: Vec3) -> f32 {
+    Vec2::new(p.position.x - camera.x, p.position.z - camera.z).length()
+}
+
+/// Streamed, the fill shows around the camera exactly the placements it stores there,
+/// each family out to its reach, and nothing the stored fill does not have.
+#[test]
+fn streamed_tiles_show_the_stored_fills_placements_within_each_familys_reach() {
+    let (stored, source, terrain) = stored_and_source();
+    let mut streamer = streamer(&source, &terrain, 2);
+    let camera = Vec3::new(
+        Landmark::Meadow.position().x,
+        30.0,
+        Landmark::Meadow.position().y,
+    );
+    let mut shown = BTreeMap::new();
+    settle(&mut streamer, camera, &mut shown);
+    assert!(streamer.error().is_none());
+
+    let made: BTreeMap<_, _> = shown
+        .values()
+        .map(|(_, prop, position, rotation, scale)| {
+            ((prop.clone(), *position, *rotation, *scale), ())
+        })
+        .collect();
+    let key = |p: &Placement| {
+        let (_, prop, position, rotation, scale) = identity(p);
+        (prop, position, rotation, scale)
+    };
+    for p in &stored {
+        let reach = if &*p.family == "tree" {
+            TREE_REACH_M
+        } else {
+            GROUND_REACH_M
+        };
+        if ground_distance(p, camera) <= reach {
+            assert!(
+                made.contains_key(&key(p)),
+                "{p:?} is stored but not streamed"
+            );
+        }
+    }
+    let stored_keys: std::collections::BTreeSet<_> = stored.iter().map(key).collect();
+    assert!(
+        made.keys().all(|k| stored_keys.contains(k)),
+        "a streamed placement is not stored"
+    );
+    let trees = shown
+        .values()
+        .filter(|(_, prop, ..)| prop.starts_with("tree"))
+        .count();
+    let grass = shown.len() - trees;
+    assert!(trees > 50 && grass > 50, "{trees} trees, {grass} grass");
+    assert!(shown.keys().all(|&id| streamer.owns(PlacementId(id))));
+}
+
+/// A camera that leaves drops its tiles (and cancels what it asked for on the way);
+/// coming back makes them again, the same placements under the same ids.
+#[test]
+fn tiles_left_behind_are_dropped_and_come_back_the_same() {
+    let (_, source, terrain) = stored_and_source();
+    let mut streamer = streamer(&source, &terrain, 1);
+    let here = Vec3::new(-150.0, 20.0, -120.0);
+    let there = Vec3::new(180.0, 20.0, 160.0);
+    let mut shown = BTreeMap::new();
+    settle(&mut streamer, here, &mut shown);
+    let first = shown.clone();
+    assert!(first.len() > 100, "{}", first.len());
+
+    // Ask for the far side and leave at once: most of it is cancelled, not made.
+    mirror(&mut shown, streamer.update(there));
+    mirror(&mut shown, streamer.update(here));
+    settle(&mut streamer, there, &mut shown);
+    let stats = streamer.stats();
+    assert!(
+        stats.tiles_dropped > 0 && stats.tiles_cancelled > 0,
+        "{stats:?}"
+    );
+    assert!(
+        shown.keys().all(|id| !first.contains_key(id)),
+        "nothing of here is left"
+    );
+
+    settle(&mut streamer, here, &mut shown);
+    assert_eq!(shown, first);
+}
+
+/// Over a flight across the whole world the tiles held stay those around the camera:
+/// bounded by the reach, not by the world.
+#[test]
+fn a_flight_holds_only_the_tiles_in_reach() {
+    let (_, source, terrain) = stored_and_source();
+    let tree_reach_m = 60.0;
+    let mut streamer = streamer_reaching(&source, &terrain, 2, tree_reach_m);
+    let tile_m = source.grid().side_cells as f32 * terrain.spacing();
+    // Tiles whose nearest point is within the farthest keep distance.
+    let keep = tree_reach_m * (1.0 + HYSTERESIS) + tile_m * std::f32::consts::SQRT_2;
+    let most = (std::f32::consts::PI * keep * keep / (tile_m * tile_m)).ceil() as u32;
+    let world_tiles = ((terrain.columns() - 1).div_ceil(source.grid().side_cells)).pow(2) as u32;
+    assert!(
+        most < world_tiles / 2,
+        "{most} of {world_tiles}: the test needs a larger world"
+    );
+    let mut shown = BTreeMap::new();
+    let mut peak = 0;
+    for step in 0..=40 {
+        let t = step as f32 / 40.0;
+        let camera = Vec3::new(-240.0 + 480.0 * t, 25.0, -200.0 + 400.0 * t);
+        settle(&mut streamer, camera, &mut shown);
+        peak = peak.max(streamer.stats().resident_tiles);
+        for p in shown.values() {
+            let (_, _, [x, _, z], ..) = p;
+            let at = Vec2::new(f32::from_bits(*x), f32::from_bits(*z));
+            let distance = at.distance(Vec2::new(camera.x, camera.z));
+            assert!(distance <= keep, "shown {distance} m away");
+        }
+    }
+    assert!(
+        peak <= most,
+        "{peak} tiles held, at most {most} within reach"
+    );
+    let stats = streamer.stats();
+    assert!(stats.tiles_dropped > 0 && stats.tiles_made > u64::from(peak));
+}
