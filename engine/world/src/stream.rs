@@ -14,7 +14,9 @@
 //! every family wanted or held there; it shows the wanted ones and keeps them all
 //! while in reach, so a family coming into reach over a tile already held is not
 //! remade but shown. A tile made again (the camera gone and back) is the same, ids
-//! included ([`TileSource::make`] is deterministic and its ids follow from the tile).
+//! included ([`TileSource::make`] is deterministic and its ids follow from the tile),
+//! less what erases over it took: each [`Erasure`] is kept by the tiles it touches and
+//! applied to them whenever they are made.
 
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,6 +48,10 @@ pub enum StreamError {
     Reach { family: String, reach_m: f32 },
     #[error("hysteresis {hysteresis} is outside [0, 1]")]
     Hysteresis { hysteresis: f32 },
+    #[error(
+        "an erase needs a finite centre and a positive radius; it has {center:?} and {radius} m"
+    )]
+    Erase { center: [f32; 2], radius: f32 },
     #[error("a world streams at most {MAX_STREAMED_FILLS} fills")]
     TooManyFills,
     #[error("the terrain has {tiles} tiles of this fill, more than streamed ids number")]
@@ -162,6 +168,32 @@ pub struct TileStreamer {
     stats: StreamStats,
     /// The first tile error a worker met; tiles that fail stay empty.
     error: Option<FillError>,
+    /// Every erase made over the fill, in order, and by tile the ones that touch it:
+    /// applied to a tile whenever it is made.
+    erasures: Vec<Erasure>,
+    erasures_by_tile: FxHashMap<(usize, usize), Vec<usize>>,
+}
+
+/// An erase over a streamed fill: what it took stays taken whenever its tiles are made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Erasure {
+    pub center: Vec2,
+    pub radius: f32,
+    /// Only these categories; every one when `None`.
+    pub categories: Option<Vec<Arc<str>>>,
+}
+
+impl Erasure {
+    /// Whether this erase takes `placement` (the brush's own test: its base within the
+    /// radius, horizontally).
+    pub fn takes(&self, placement: &Placement) -> bool {
+        let at = Vec2::new(placement.position.x, placement.position.z);
+        at.distance_squared(self.center) <= self.radius * self.radius
+            && self
+                .categories
+                .as_ref()
+                .is_none_or(|names| names.contains(&placement.category))
+    }
 }
 
 impl TileStreamer {
@@ -225,6 +257,8 @@ impl TileStreamer {
             workers,
             stats: StreamStats::default(),
             error: None,
+            erasures: Vec::new(),
+            erasures_by_tile: FxHashMap::default(),
         })
     }
 
@@ -249,6 +283,40 @@ impl TileStreamer {
         self.held
             .values()
             .flat_map(move |held| of_families(&held.placements, families, held.shown))
+    }
+
+    /// Erases what `erasure` takes from the fill: now from the tiles held, and from
+    /// every tile it touches whenever that tile is made again.
+    pub fn erase(&mut self, erasure: Erasure) -> Result<StreamChanges, StreamError> {
+        let radius = erasure.radius;
+        if !(radius.is_finite() && radius > 0.0 && erasure.center.is_finite()) {
+            return Err(StreamError::Erase {
+                center: erasure.center.into(),
+                radius,
+            });
+        }
+        let mut changes = StreamChanges::default();
+        let index = self.erasures.len();
+        let eye = erasure.center;
+        let tiles: Vec<(usize, usize)> = self
+            .tiles_within(eye, erasure.radius)
+            .filter(|&tile| self.distance_to(tile, eye) <= erasure.radius)
+            .collect();
+        let families = &self.settings.reach_m;
+        for tile in tiles {
+            self.erasures_by_tile.entry(tile).or_default().push(index);
+            if let Some(held) = self.held.get_mut(&tile) {
+                held.placements.retain(|p| {
+                    let taken = erasure.takes(p);
+                    if taken && held.shown & family_bit(families, &p.family) != 0 {
+                        changes.removed.push(p.id);
+                    }
+                    !taken
+                });
+            }
+        }
+        self.erasures.push(erasure);
+        Ok(changes)
     }
 
     /// Takes what the workers made, asks for what the camera at `camera` now wants,
@@ -379,13 +447,17 @@ impl TileStreamer {
                 continue;
             }
             self.pending.remove(&made.tile);
-            let placements = match made.outcome {
+            let mut placements = match made.outcome {
                 Ok(placements) => placements,
                 Err(error) => {
                     self.error.get_or_insert(error);
                     Vec::new()
                 }
             };
+            if let Some(indices) = self.erasures_by_tile.get(&made.tile) {
+                let erasures = &self.erasures;
+                placements.retain(|p| !indices.iter().any(|&i| erasures[i].takes(p)));
+            }
             self.stats.tiles_made += 1;
             // What showed keeps showing (its ids are the same); what newly came into
             // reach shows at the pass that follows.

@@ -226,7 +226,12 @@ fn tiles_left_behind_are_dropped_and_come_back_the_same() {
     );
 
     settle(&mut streamer, here, &mut shown);
-    assert_eq!(shown, first);
+    assert!(
+        shown == first,
+        "{} placements came back, {} were there",
+        shown.len(),
+        first.len()
+    );
 }
 
 /// Over a flight across the whole world the tiles held stay those around the camera:
@@ -265,4 +270,52 @@ fn a_flight_holds_only_the_tiles_in_reach() {
     );
     let stats = streamer.stats();
     assert!(stats.tiles_dropped > 0 && stats.tiles_made > u64::from(peak));
+}
+
+/// An erase over streamed tiles takes what the same erase takes from the stored fill,
+/// and the camera gone and back, the erased placements stay erased.
+#[test]
+fn an_erase_over_streamed_tiles_survives_the_camera_leaving_and_coming_back() {
+    let (stored, source, terrain) = stored_and_source();
+    let mut streamer = streamer(&source, &terrain, 2);
+    let here = Vec3::new(-150.0, 20.0, -120.0);
+    let there = Vec3::new(180.0, 20.0, 160.0);
+    let mut shown = BTreeMap::new();
+    settle(&mut streamer, here, &mut shown);
+    let before = shown.clone();
+    // Across a tile border, only the trees.
+    let erasure = Erasure {
+        center: Vec2::new(here.x + 10.0, here.z - 5.0),
+        radius: 40.0,
+        categories: Some(vec!["tree".into()]),
+    };
+    let taken: Vec<&Placement> = stored.iter().filter(|p| erasure.takes(p)).collect();
+    assert!(taken.len() > 5, "{} trees under the erase", taken.len());
+    mirror(&mut shown, streamer.erase(erasure.clone()).unwrap());
+    assert_eq!(before.len() - shown.len(), taken.len());
+    let key = |(_, prop, position, rotation, scale): &Identity| {
+        (prop.clone(), *position, *rotation, *scale)
+    };
+    let left: std::collections::BTreeSet<_> = shown.values().map(key).collect();
+    assert!(taken.iter().all(|p| !left.contains(&key(&identity(p)))));
+
+    settle(&mut streamer, there, &mut shown);
+    settle(&mut streamer, here, &mut shown);
+    assert!(streamer.stats().tiles_dropped > 0);
+    let back: std::collections::BTreeSet<_> = shown.values().map(key).collect();
+    assert!(
+        back == left,
+        "the erase stays: {} placements came back, {} were left",
+        back.len(),
+        left.len()
+    );
+
+    let bad = Erasure {
+        radius: f32::NAN,
+        ..erasure
+    };
+    assert!(matches!(
+        streamer.erase(bad),
+        Err(StreamError::Erase { .. })
+    ));
 }
