@@ -33,6 +33,7 @@ fn whole(preset: &str, density: Option<f32>) -> FillRequest {
         region: FillRegion::Whole,
         density,
         order: sylva_scatter::FillOrder::Tiles,
+        stream: false,
         replaces: None,
     }
 }

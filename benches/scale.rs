@@ -73,6 +73,7 @@ fn journal(terrain: &Terrain, density: f32) -> Session {
         region: FillRegion::Whole,
         density: Some(density),
         order: FillOrder::Tiles,
+        stream: false,
         replaces: None,
     };
     world

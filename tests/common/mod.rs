@@ -172,6 +172,7 @@ pub fn whole_world() -> sylva_world::World {
             region: sylva_scatter::FillRegion::Whole,
             density: None,
             order: sylva_scatter::FillOrder::Tiles,
+            stream: false,
             replaces: None,
         };
         world

@@ -9,12 +9,15 @@ use glam::Vec2;
 use sylva_catalog::{Catalog, CatalogSnapshot};
 use sylva_terrain::Terrain;
 
-use crate::fill::{plan, plan_tile, FillError, FillPlan, FillRequest, TileGrid, TilePlan};
+use crate::fill::{
+    check_streamed, plan, plan_tile, FillError, FillOrder, FillPlan, FillRequest, TileGrid,
+    TilePlan,
+};
 use crate::painter::{check_cap, drop_ids, Edit, Painter};
 use crate::placement::PlacementId;
 use crate::preset::{BrushSettings, Preset, MAX_RADIUS};
 use crate::report::StrokeReport;
-use crate::session::{Event, Session, SessionError};
+use crate::session::{self, Event, Session, SessionError};
 
 /// A stroke between pointer-down and pointer-up.
 #[derive(Clone, Debug)]
@@ -172,6 +175,11 @@ impl FillJob {
     /// The tiles the fill's candidates are grouped in under [`FillOrder::Tiles`](crate::FillOrder::Tiles).
     pub fn tiles(&self, terrain: &Terrain) -> TileGrid {
         TileGrid::new(terrain, &self.preset)
+    }
+
+    /// The preset the fill places.
+    pub fn preset(&self) -> &Preset {
+        &self.preset
     }
 
     /// Candidates per square metre.
@@ -356,12 +364,46 @@ impl Editor {
                 erasures_after: self.erasures.len(),
             }),
         }
-        self.journal.events.push(Event::fill(&job.request));
+        self.journal
+            .events
+            .push(Event::fill(&job.request, &job.preset));
         self.push_undo(edit.clone(), None);
         Ok(Applied {
             edit,
             report: Some(report),
         })
+    }
+
+    /// Records a streamed fill without making it: the request is checked (preset,
+    /// density, region; its candidates are not counted, as it is never made whole) and
+    /// journalled, and its job returned for a [`crate::TileSource`]. Replaying the
+    /// journal makes it like any other fill. It takes an undo step, as the fill made
+    /// whole would.
+    pub fn record_streamed_fill(
+        &mut self,
+        terrain: &Terrain,
+        request: &FillRequest,
+    ) -> Result<FillJob, SessionError> {
+        if !request.stream || request.order != FillOrder::Tiles || request.replaces.is_some() {
+            return Err(SessionError::Fill {
+                path: "stream".into(),
+                message: "a streamed fill is a new fill accepted in tiles (it re-runs none)".into(),
+            });
+        }
+        self.end_stroke();
+        let job = self.fill_job(request)?;
+        check_streamed(terrain, &request.region, job.density).map_err(fill_error)?;
+        self.fills.push(Fill {
+            made: Vec::new(),
+            erasures_after: self.erasures.len(),
+        });
+        self.journal.events.push(Event::fill(request, &job.preset));
+        self.undo.push(Undoable {
+            edit: Edit::default(),
+            erasure: None,
+        });
+        self.redo.clear();
+        Ok(job)
     }
 
     /// Starts a paint stroke with a preset registered by [`Editor::use_preset`].
@@ -610,13 +652,28 @@ impl Editor {
                 region,
                 density,
                 order,
+                stream,
+                preset_hash,
                 replaces,
             } => {
+                if let Some(recorded) = preset_hash {
+                    let now = session::preset_hash(self.preset(preset, &format!("{path}.preset"))?);
+                    if &now != recorded {
+                        return Err(SessionError::Fill {
+                            path: format!("{path}.preset_hash"),
+                            message: format!(
+                                "preset `{preset}` changed since the fill was streamed with \
+                                 it (recorded {recorded}, now {now}): its tiles would differ"
+                            ),
+                        });
+                    }
+                }
                 let request = FillRequest {
                     preset: preset.clone(),
                     region: region.clone(),
                     density: *density,
                     order: *order,
+                    stream: *stream,
                     replaces: *replaces,
                 };
                 self.fill(terrain, &request, &mut |_, _| ControlFlow::Continue(()))

@@ -75,6 +75,9 @@ pub struct FillRequest {
     pub density: Option<f32>,
     /// The order candidates are accepted in; [`FillOrder::Tiles`] for new fills.
     pub order: FillOrder,
+    /// Made tile by tile around the camera where the session is streamed, instead of
+    /// stored (tiles order only); replay makes it like any other fill.
+    pub stream: bool,
     /// Re-runs an earlier fill (its number, counting from 0 in journal order) over this
     /// region: that fill's placements inside the region leave first, and the new ones
     /// join it. Other fills, strokes and everything outside the region stay.
@@ -304,7 +307,7 @@ pub fn plan_tile(
     seed: u32,
     tile: (usize, usize),
 ) -> Result<TilePlan, FillError> {
-    let cells = Cells::new(terrain, preset, region, density)?;
+    let cells = Cells::around(terrain, preset, region, density, tile)?;
     let (columns, rows) = cells.tile_span();
     let in_span =
         |&(x, z): &(usize, usize)| (x, z) != tile && columns.contains(&x) && rows.contains(&z);
@@ -324,6 +327,19 @@ pub fn plan_tile(
     })
 }
 
+/// Checks a streamed fill's density and region (its candidates are not counted: it is
+/// never made whole).
+pub fn check_streamed(
+    terrain: &Terrain,
+    region: &FillRegion,
+    density: f32,
+) -> Result<Area, FillError> {
+    if !(density.is_finite() && density > 0.0 && density <= MAX_DENSITY) {
+        return Err(FillError::Density { density });
+    }
+    Area::new(region, terrain)
+}
+
 /// A fill's checked settings and the cells it covers.
 struct Cells {
     area: Area,
@@ -340,10 +356,26 @@ impl Cells {
         region: &FillRegion,
         density: f32,
     ) -> Result<Self, FillError> {
-        if !(density.is_finite() && density > 0.0 && density <= MAX_DENSITY) {
-            return Err(FillError::Density { density });
+        let area = check_streamed(terrain, region, density)?;
+        let cells = Self::covering(terrain, preset, area, density)?;
+        let expected = f64::from(density * terrain.spacing() * terrain.spacing())
+            * cells.columns.clone().count() as f64
+            * cells.rows.clone().count() as f64;
+        if expected > MAX_FILL_CANDIDATES {
+            return Err(FillError::TooManyCandidates {
+                candidates: expected,
+            });
         }
-        let area = Area::new(region, terrain)?;
+        Ok(cells)
+    }
+
+    /// The cells of `area`, uncounted.
+    fn covering(
+        terrain: &Terrain,
+        preset: &Preset,
+        area: Area,
+        density: f32,
+    ) -> Result<Self, FillError> {
         let spacing = terrain.spacing();
         let origin = terrain.min_corner();
         let cell_of =
@@ -353,20 +385,36 @@ impl Cells {
             cell_of(area.min.x, origin.x, last_column)..=cell_of(area.max.x, origin.x, last_column);
         let rows =
             cell_of(area.min.y, origin.y, last_row)..=cell_of(area.max.y, origin.y, last_row);
-        let per_cell = density * spacing * spacing;
-        let expected =
-            per_cell as f64 * columns.clone().count() as f64 * rows.clone().count() as f64;
-        if expected > MAX_FILL_CANDIDATES {
-            return Err(FillError::TooManyCandidates {
-                candidates: expected,
-            });
-        }
         Ok(Self {
             area,
             density,
             columns,
             rows,
             tiles: TileGrid::new(terrain, preset),
+        })
+    }
+
+    /// The fill's cells within three tiles of `tile`: what settling it needs, however
+    /// large the fill (whose candidates are counted only there).
+    fn around(
+        terrain: &Terrain,
+        preset: &Preset,
+        region: &FillRegion,
+        density: f32,
+        (x, z): (usize, usize),
+    ) -> Result<Self, FillError> {
+        let area = check_streamed(terrain, region, density)?;
+        let tiles = TileGrid::new(terrain, preset);
+        let side = tiles.side_cells;
+        let cells = |t: usize| t.saturating_sub(3) * side..=(t + 4) * side - 1;
+        let whole = Self::covering(terrain, preset, area, density)?;
+        let clip = |all: &RangeInclusive<usize>, near: RangeInclusive<usize>| {
+            *all.start().max(near.start())..=*all.end().min(near.end())
+        };
+        Ok(Self {
+            columns: clip(&whole.columns, cells(x)),
+            rows: clip(&whole.rows, cells(z)),
+            ..whole
         })
     }
 

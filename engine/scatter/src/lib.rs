@@ -38,7 +38,7 @@ pub use preset::{
 };
 pub use report::{Rejection, Rejections, StrokeReport};
 pub use rng::Mulberry32;
-pub use session::{Event, Session, SessionError, TerrainSource, SESSION_FORMAT};
+pub use session::{preset_hash, Event, Session, SessionError, TerrainSource, SESSION_FORMAT};
 pub use spacing::SpacingIndex;
 pub use tiles::TileSource;
 

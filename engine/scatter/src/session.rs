@@ -83,6 +83,14 @@ pub enum Event {
             skip_serializing_if = "FillOrder::is_rows"
         )]
         order: FillOrder,
+        /// Made tile by tile around the camera where the session is streamed (see
+        /// [`FillRequest::stream`]).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stream: bool,
+        /// A streamed fill's preset as it was recorded ([`preset_hash`]): its tiles are
+        /// made long after, so a preset changed since is refused, not streamed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        preset_hash: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         replaces: Option<usize>,
     },
@@ -116,16 +124,24 @@ pub enum SessionError {
 }
 
 impl Event {
-    /// The fill a [`FillRequest`] asks for, as the journal records it.
-    pub fn fill(request: &FillRequest) -> Self {
+    /// The fill a [`FillRequest`] of `preset` asks for, as the journal records it.
+    pub fn fill(request: &FillRequest, preset: &Preset) -> Self {
         Event::Fill {
             preset: request.preset.clone(),
             region: request.region.clone(),
             density: request.density,
             order: request.order,
+            stream: request.stream,
+            preset_hash: request.stream.then(|| preset_hash(preset)),
             replaces: request.replaces,
         }
     }
+}
+
+/// BLAKE3 of a preset's RON text, in hex: what a streamed fill records of its preset.
+pub fn preset_hash(preset: &Preset) -> String {
+    let text = ron::to_string(preset).expect("presets are plain data");
+    blake3::hash(text.as_bytes()).to_hex().to_string()
 }
 
 impl Session {

@@ -545,6 +545,7 @@ fn fill_request(preset: &str, region: FillRegion, replaces: Option<usize>) -> Fi
         region,
         density: None,
         order: FillOrder::Tiles,
+        stream: false,
         replaces,
     }
 }

@@ -180,6 +180,7 @@ fn fills_are_mirrored_into_the_registry_like_strokes() {
         region: FillRegion::Polygon(vec![(-80.0, -80.0), (80.0, -80.0), (0.0, 90.0)]),
         density: Some(0.3),
         order: FillOrder::Tiles,
+        stream: false,
         replaces: None,
     };
     let applied = world
@@ -213,6 +214,7 @@ fn a_fills_instances_fill_buckets_in_compact_blocks_of_slots() {
         region: FillRegion::Whole,
         density: Some(0.05),
         order: FillOrder::Tiles,
+        stream: false,
         replaces: None,
     };
     world

@@ -220,6 +220,7 @@ pub fn run(args: Args) -> Result<()> {
             region,
             density: fill.density,
             order: FillOrder::Tiles,
+            stream: false,
             replaces: None,
         };
         let report = editor
@@ -244,6 +245,7 @@ pub fn run(args: Args) -> Result<()> {
         },
         density: None,
         order: FillOrder::Tiles,
+        stream: false,
         replaces: None,
     };
     let report = editor

@@ -9,8 +9,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sylva_scatter::{
-    check_cap, Editor, FillOrder, FillRegion, FillRequest, Session, StrokeReport, TerrainSource,
-    DEFAULT_PLACEMENT_CAP,
+    check_cap, preset_hash, Area, Editor, FillOrder, FillRegion, FillRequest, Session,
+    StrokeReport, TerrainSource, DEFAULT_PLACEMENT_CAP,
 };
 use sylva_terrain::HeightmapScale;
 
@@ -31,6 +31,10 @@ pub struct Args {
     /// Re-run this earlier fill of the session (0 is its first) over the region.
     #[arg(long)]
     replaces: Option<usize>,
+    /// Record the fill without making it: a streamed session makes its tiles around the
+    /// camera; `sylva replay` (and everything that stores placements) makes it whole.
+    #[arg(long, conflicts_with = "replaces")]
+    stream: bool,
     /// Continue this session journal (its terrain, seed and cap); else a new session on
     /// the default world.
     #[arg(long)]
@@ -124,13 +128,17 @@ pub fn run(args: Args) -> Result<()> {
         region,
         density: args.density,
         order: FillOrder::Tiles,
+        stream: args.stream,
         replaces: args.replaces,
     };
+    if args.stream {
+        return record_streamed(&args, &mut editor, &terrain, &request, &preset.name);
+    }
     let density = editor.fill_job(&request)?.density();
     let started = Instant::now();
     let mut bar = |done: usize, total: usize| {
         eprint!(
-            "\rfilling {:>3}% ({done}/{total} rows)",
+            "\rfilling {:>3}% ({done}/{total} tiles)",
             done * 100 / total.max(1)
         );
         if done == total {
@@ -174,6 +182,53 @@ pub fn run(args: Args) -> Result<()> {
             preset.name, args.region
         );
         println!("{} placements, digest {}", output.placements, output.digest);
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct StreamedOutput<'a> {
+    preset: &'a str,
+    region: &'a str,
+    density_per_m2: f32,
+    stream: bool,
+    /// The side of the square tiles it is made in, metres.
+    tile_m: f32,
+    /// Candidates it would draw made whole: density × the area of the cells it covers.
+    candidates: f64,
+    preset_hash: String,
+}
+
+/// `fill --stream`: journals the fill and says what it covers.
+fn record_streamed(
+    args: &Args,
+    editor: &mut Editor,
+    terrain: &sylva_terrain::Terrain,
+    request: &FillRequest,
+    preset_name: &str,
+) -> Result<()> {
+    let job = editor.record_streamed_fill(terrain, request)?;
+    if let Some(path) = &args.output.save {
+        files::write_atomically(path, editor.session().to_ron().as_bytes())?;
+    }
+    let (min, max) = Area::new(&request.region, terrain)?.bounds();
+    let output = StreamedOutput {
+        preset: preset_name,
+        region: &args.region,
+        density_per_m2: job.density(),
+        stream: true,
+        tile_m: job.tiles(terrain).side_cells as f32 * terrain.spacing(),
+        candidates: f64::from(job.density()) * f64::from((max.x - min.x) * (max.y - min.y)),
+        preset_hash: preset_hash(job.preset()),
+    };
+    if args.output.json {
+        println!("{}", serde_json::to_string(&output)?);
+    } else {
+        println!(
+            "{preset_name} over {} at {} per m², streamed in {} m tiles: about {:.0} \
+             candidates, made around the camera (replay makes them all)",
+            args.region, output.density_per_m2, output.tile_m, output.candidates
+        );
     }
     Ok(())
 }

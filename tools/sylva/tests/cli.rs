@@ -179,6 +179,72 @@ fn fill_reports_like_a_stroke_and_is_the_same_on_one_or_two_threads() {
 }
 
 #[test]
+fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest() {
+    let dir = temp_dir("stream");
+    let fill = |extra: &[&str], session: &Path| {
+        let mut args = vec![
+            "fill",
+            "--preset",
+            "presets/mixed_forest.ron",
+            "--json",
+            "--save",
+            session.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let out = stdout(&sylva(&args));
+        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+    };
+    let (stored, streamed) = (dir.join("stored.ron"), dir.join("streamed.ron"));
+    let made = fill(&[], &stored);
+    let recorded = fill(&["--stream"], &streamed);
+    assert_eq!(recorded["stream"], true, "{recorded}");
+    assert_eq!(recorded["tile_m"], 32.0, "{recorded}");
+    assert!(
+        recorded.get("placements").is_none(),
+        "nothing is made: {recorded}"
+    );
+    let journal = std::fs::read_to_string(&streamed).unwrap();
+    assert!(journal.contains("stream: true") && journal.contains("preset_hash: Some("));
+    for threads in ["1", "2"] {
+        for session in [&stored, &streamed] {
+            let env = [("RAYON_NUM_THREADS", threads)];
+            let replay = stdout(&sylva_with_env(
+                &["replay", session.to_str().unwrap(), "--json"],
+                &env,
+            ));
+            let replay: serde_json::Value = serde_json::from_str(replay.trim()).unwrap();
+            assert_eq!(
+                replay["digest"],
+                made["digest"],
+                "{} on {threads}",
+                session.display()
+            );
+        }
+    }
+
+    // The preset the journal embeds, edited since: refused, naming it.
+    let edited = journal.replacen("density_per_m2: 0.5,", "density_per_m2: 0.6,", 1);
+    assert_ne!(edited, journal);
+    std::fs::write(&streamed, edited).unwrap();
+    let out = sylva(&["replay", streamed.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("preset `mixed_forest` changed since the fill was streamed"),
+        "{err}"
+    );
+    let out = sylva(&[
+        "fill",
+        "--preset",
+        "presets/meadow.ron",
+        "--stream",
+        "--replaces",
+        "0",
+    ]);
+    assert!(!out.status.success(), "a streamed fill re-runs none");
+}
+
+#[test]
 fn bad_fills_and_caps_are_refused_with_the_reason() {
     for (args, reason) in [
         (

@@ -170,6 +170,7 @@ mod tests {
             region: FillRegion::Whole,
             density: Some(density),
             order: FillOrder::Tiles,
+            stream: false,
             replaces: None,
         };
         editor.fill_job(&request).unwrap()

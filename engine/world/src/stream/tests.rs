@@ -71,6 +71,7 @@ fn stored_and_source() -> (Vec<Placement>, Arc<TileSource>, Arc<Terrain>) {
         region: FillRegion::Whole,
         density: None,
         order: FillOrder::Tiles,
+        stream: false,
         replaces: None,
     };
     let job = editor.fill_job(&request).unwrap();

@@ -41,6 +41,7 @@ impl<H: WorldHost> Workspace<H> {
             region,
             density: Some(self.brush.density_per_m2),
             order: FillOrder::Tiles,
+            stream: false,
             replaces: None,
         };
         let job = self
