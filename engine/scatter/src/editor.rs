@@ -374,6 +374,79 @@ impl Editor {
         })
     }
 
+    /// Applies a journal event as [`Editor::apply`] does, except a streamed fill, which
+    /// is recorded ([`Editor::record_streamed_fill`]) and its job returned: what a world
+    /// that streams replays its journal with.
+    pub fn apply_streaming(
+        &mut self,
+        terrain: &Terrain,
+        event: &Event,
+        path: &str,
+    ) -> Result<(Applied, Option<FillJob>), SessionError> {
+        let Event::Fill {
+            preset,
+            region,
+            density,
+            order,
+            stream: true,
+            preset_hash,
+            replaces,
+        } = event
+        else {
+            return Ok((self.apply(terrain, event, path)?, None));
+        };
+        self.check_preset_hash(preset, preset_hash.as_deref(), path)?;
+        let request = FillRequest {
+            preset: preset.clone(),
+            region: region.clone(),
+            density: *density,
+            order: *order,
+            stream: true,
+            replaces: *replaces,
+        };
+        let job = self
+            .record_streamed_fill(terrain, &request)
+            .map_err(|e| match e {
+                SessionError::Fill {
+                    path: field,
+                    message,
+                } => SessionError::Fill {
+                    path: format!("{path}.{field}"),
+                    message,
+                },
+                other => other,
+            })?;
+        Ok((Applied::default(), Some(job)))
+    }
+
+    /// Refuses a streamed fill whose preset changed since it was journalled.
+    fn check_preset_hash(
+        &self,
+        preset: &str,
+        recorded: Option<&str>,
+        path: &str,
+    ) -> Result<(), SessionError> {
+        let Some(recorded) = recorded else {
+            return Ok(());
+        };
+        let now = session::preset_hash(self.preset(preset, &format!("{path}.preset"))?);
+        if now != recorded {
+            return Err(SessionError::Fill {
+                path: format!("{path}.preset_hash"),
+                message: format!(
+                    "preset `{preset}` changed since the fill was streamed with it \
+                     (recorded {recorded}, now {now}): its tiles would differ"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// A preset registered under `name` ([`Editor::use_preset`]).
+    pub fn registered_preset(&self, name: &str) -> Option<&Preset> {
+        self.journal.presets.get(name)
+    }
+
     /// Records a streamed fill without making it: the request is checked (preset,
     /// density, region; its candidates are not counted, as it is never made whole) and
     /// journalled, and its job returned for a [`crate::TileSource`]. Replaying the
@@ -656,18 +729,7 @@ impl Editor {
                 preset_hash,
                 replaces,
             } => {
-                if let Some(recorded) = preset_hash {
-                    let now = session::preset_hash(self.preset(preset, &format!("{path}.preset"))?);
-                    if &now != recorded {
-                        return Err(SessionError::Fill {
-                            path: format!("{path}.preset_hash"),
-                            message: format!(
-                                "preset `{preset}` changed since the fill was streamed with \
-                                 it (recorded {recorded}, now {now}): its tiles would differ"
-                            ),
-                        });
-                    }
-                }
+                self.check_preset_hash(preset, preset_hash.as_deref(), path)?;
                 let request = FillRequest {
                     preset: preset.clone(),
                     region: region.clone(),

@@ -14,12 +14,17 @@ use sylva_buckets::{scale_of, Member, PlacementRegistry, PropKey, PropShape, Reg
 use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport};
 use sylva_scatter::{
     Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
-    Session, SessionError,
+    PlacementId, Session, SessionError, TileSource,
 };
 use sylva_terrain::Terrain;
 use thiserror::Error;
 
 pub mod stream;
+
+use stream::{
+    Erasure, StreamChanges, StreamError, StreamSettings, StreamStats, TileStreamer,
+    MAX_STREAMED_FILLS,
+};
 
 #[derive(Debug, Error)]
 pub enum WorldError {
@@ -29,6 +34,8 @@ pub enum WorldError {
     Registry(#[from] RegistryError),
     #[error(transparent)]
     Lod(#[from] LodConfigError),
+    #[error(transparent)]
+    Stream(#[from] StreamError),
 }
 
 pub struct World {
@@ -38,6 +45,17 @@ pub struct World {
     registry: PlacementRegistry,
     lod: LodController,
     keys: FxHashMap<Arc<str>, PropKey>,
+    /// Whether journalled streamed fills are left to stream (else they are made whole).
+    streams: bool,
+    streamed: Vec<StreamedFill>,
+}
+
+/// A fill journalled as streamed, in a world that streams: what its tiles are made
+/// from, the erases journalled after it and, once started, its streamer.
+struct StreamedFill {
+    source: Arc<TileSource>,
+    erasures: Vec<Erasure>,
+    streamer: Option<TileStreamer>,
 }
 
 impl World {
@@ -49,7 +67,28 @@ impl World {
             registry: PlacementRegistry::new(),
             lod: LodController::new(lod)?,
             keys: FxHashMap::default(),
+            streams: false,
+            streamed: Vec::new(),
         })
+    }
+
+    /// Replays a whole journal as [`World::replay`] does, except its streamed fills:
+    /// they are left to be made around the camera ([`World::start_streams`],
+    /// [`World::update_streams`]), the placements they make there the same as replay's.
+    /// Erases journalled after a streamed fill take from its tiles too; strokes painted
+    /// after one are accepted against the stored placements only.
+    pub fn replay_streamed(
+        terrain: Terrain,
+        session: &Session,
+        lod: &LodConfig,
+    ) -> Result<(Self, Vec<Applied>), WorldError> {
+        let mut world = Self::new(terrain, session, lod)?;
+        world.streams = true;
+        let mut outcomes = Vec::with_capacity(session.events.len());
+        for (i, event) in session.events.iter().enumerate() {
+            outcomes.push(world.apply(event, &format!("events[{i}]"))?);
+        }
+        Ok((world, outcomes))
     }
 
     /// Replays a whole journal: the same placements, bit for bit, as when it was painted.
@@ -254,9 +293,181 @@ impl World {
 
     /// Applies a journal event (`path` names it in errors, e.g. `events[3]`).
     pub fn apply(&mut self, event: &Event, path: &str) -> Result<Applied, WorldError> {
-        let applied = self.editor.apply(&self.terrain, event, path)?;
+        if !self.streams {
+            let applied = self.editor.apply(&self.terrain, event, path)?;
+            self.mirror(&applied.edit)?;
+            return Ok(applied);
+        }
+        let (applied, streamed) = self.editor.apply_streaming(&self.terrain, event, path)?;
         self.mirror(&applied.edit)?;
+        if let Some(job) = streamed {
+            if self.streamed.len() >= MAX_STREAMED_FILLS {
+                return Err(StreamError::TooManyFills.into());
+            }
+            let source = TileSource::new(job, &self.terrain, self.editor.painter().placements());
+            self.streamed.push(StreamedFill {
+                source: Arc::new(source),
+                erasures: Vec::new(),
+                streamer: None,
+            });
+        }
+        if let Event::Erase {
+            radius,
+            dabs,
+            only_preset,
+        } = event
+        {
+            let categories = only_preset.as_ref().map(|name| {
+                self.editor
+                    .registered_preset(name)
+                    .map_or_else(Vec::new, |preset| {
+                        preset
+                            .picks
+                            .iter()
+                            .map(|pick| Arc::from(&*pick.category))
+                            .collect()
+                    })
+            });
+            for &(x, z) in dabs {
+                let erasure = Erasure {
+                    center: Vec2::new(x, z),
+                    radius: *radius,
+                    categories: categories.clone(),
+                };
+                self.erase_streamed(erasure)?;
+            }
+        }
         Ok(applied)
+    }
+
+    /// Takes what `erasure` covers from every streamed fill, now and whenever its tiles
+    /// are made again.
+    fn erase_streamed(&mut self, erasure: Erasure) -> Result<(), WorldError> {
+        let mut changes = Vec::new();
+        for fill in &mut self.streamed {
+            match &mut fill.streamer {
+                Some(streamer) => changes.push(streamer.erase(erasure.clone())?),
+                None => fill.erasures.push(erasure.clone()),
+            }
+        }
+        for change in changes {
+            self.mirror_stream(change)?;
+        }
+        Ok(())
+    }
+
+    /// Per spacing family the streamed fills place, how far its props can be seen: the
+    /// largest distance at which a described prop of the family, at the largest scale
+    /// the fills' picks give it, is drawn before its screen-size cull (or its maximum
+    /// distance). Families without a described prop are left out: nothing draws them.
+    pub fn stream_reach(&self) -> Vec<(Arc<str>, f32)> {
+        let catalog = self.editor.catalog();
+        let mut reach: Vec<(Arc<str>, f32)> = Vec::new();
+        for fill in &self.streamed {
+            for pick in &fill.source.job().preset().picks {
+                let Some(category) = catalog.category(&pick.category) else {
+                    continue;
+                };
+                for &index in &category.props {
+                    let prop = &catalog.props()[index];
+                    let switches = self
+                        .keys
+                        .get(&prop.id)
+                        .and_then(|&key| self.lod.prop_switches(key));
+                    let Some(switches) = switches else {
+                        continue;
+                    };
+                    let metres = switches.cull_m(pick.scale.1 * prop.scale.1);
+                    match reach
+                        .iter_mut()
+                        .find(|(family, _)| *family == category.family)
+                    {
+                        Some((_, far)) => *far = far.max(metres),
+                        None => reach.push((Arc::clone(&category.family), metres)),
+                    }
+                }
+            }
+        }
+        reach.retain(|(_, metres)| metres.is_finite() && *metres > 0.0);
+        reach
+    }
+
+    /// Starts making the streamed fills' tiles around the camera on `workers` threads
+    /// each, every family out to its [`World::stream_reach`] and kept to `1 +
+    /// hysteresis` times it. Describe the props first; started again, the streams begin
+    /// afresh (their placements leave the registry first).
+    pub fn start_streams(&mut self, hysteresis: f32, workers: usize) -> Result<(), WorldError> {
+        let reach_m = self.stream_reach();
+        for index in 0..self.streamed.len() {
+            if let Some(old) = self.streamed[index].streamer.take() {
+                let ids: Vec<PlacementId> = old.placements().map(|p| p.id).collect();
+                for id in ids {
+                    self.registry.remove(id.0)?;
+                }
+            }
+            let fill = &self.streamed[index];
+            let settings = StreamSettings {
+                reach_m: reach_m.clone(),
+                hysteresis,
+                workers,
+            };
+            let mut streamer = TileStreamer::new(
+                Arc::clone(&fill.source),
+                Arc::clone(&self.terrain),
+                settings,
+                index,
+            )?;
+            for erasure in &fill.erasures {
+                streamer.erase(erasure.clone())?;
+            }
+            self.streamed[index].streamer = Some(streamer);
+        }
+        Ok(())
+    }
+
+    /// The streamed fills' tiles for a camera at `camera`: takes those made, asks for
+    /// those now in reach, drops those left behind and mirrors it all into the
+    /// registry. Never waits. Returns the streams' counts summed.
+    pub fn update_streams(&mut self, camera: Vec3) -> Result<StreamStats, WorldError> {
+        let mut total = StreamStats::default();
+        for index in 0..self.streamed.len() {
+            let Some(streamer) = self.streamed[index].streamer.as_mut() else {
+                continue;
+            };
+            let changes = streamer.update(camera);
+            let stats = streamer.stats();
+            self.mirror_stream(changes)?;
+            total.tiles_made += stats.tiles_made;
+            total.tiles_dropped += stats.tiles_dropped;
+            total.tiles_cancelled += stats.tiles_cancelled;
+            total.late_tiles += stats.late_tiles;
+            total.resident_placements += stats.resident_placements;
+            total.resident_tiles += stats.resident_tiles;
+        }
+        Ok(total)
+    }
+
+    /// The placements the streamed fills show now (their instances are in the registry).
+    pub fn streamed_placements(&self) -> impl Iterator<Item = &Placement> {
+        self.streamed
+            .iter()
+            .filter_map(|fill| fill.streamer.as_ref())
+            .flat_map(TileStreamer::placements)
+    }
+
+    /// How many fills the world streams (journalled as streamed, in a streaming world).
+    pub fn streamed_fills(&self) -> usize {
+        self.streamed.len()
+    }
+
+    fn mirror_stream(&mut self, changes: StreamChanges) -> Result<(), WorldError> {
+        for id in changes.removed {
+            self.registry.remove(id.0)?;
+        }
+        for placement in &changes.added {
+            self.insert(placement)?;
+        }
+        Ok(())
     }
 
     /// Re-evaluates LODs for a camera at `camera` at time `now` (seconds).

@@ -3,7 +3,7 @@ use sylva_buckets::{BucketChanges, PropShape};
 use sylva_catalog::{CatalogFile, CatalogSnapshot};
 use sylva_lod::LodConfig;
 use sylva_scatter::{
-    BrushSettings, FillOrder, FillRegion, FillRequest, Preset, Session, TerrainSource,
+    BrushSettings, FillOrder, FillRegion, FillRequest, Placement, Preset, Session, TerrainSource,
     DEFAULT_PLACEMENT_CAP,
 };
 use sylva_terrain::{default_world, Landmark};
@@ -258,4 +258,98 @@ fn z_order_interleaves_the_tile_columns_and_rows() {
     );
     assert_eq!(at(16.0, 0.0), 4);
     assert_eq!(at(-5.0, -5.0), 0, "clamped below the origin");
+}
+
+/// A journal with a stroke, a streamed fill and an erase over it: replayed streamed,
+/// its registry holds around the camera exactly what the journal made whole holds
+/// there (the erase included), each family out to its reach; stored, it holds all.
+#[test]
+fn a_streamed_world_holds_around_the_camera_what_the_stored_world_holds_there() {
+    let terrain = default_world();
+    let mut editor = sylva_scatter::Editor::new(&session(DEFAULT_PLACEMENT_CAP)).unwrap();
+    let name = editor.use_preset("t", preset()).unwrap();
+    let brush = BrushSettings {
+        radius: 10.0,
+        density_per_m2: 0.5,
+    };
+    editor.begin_paint(&name, brush).unwrap();
+    editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
+    editor.end_stroke();
+    let request = FillRequest {
+        preset: name,
+        region: FillRegion::Whole,
+        density: None,
+        order: FillOrder::Tiles,
+        stream: true,
+        replaces: None,
+    };
+    editor.record_streamed_fill(&terrain, &request).unwrap();
+    let erased_at = Landmark::Meadow.position() + Vec2::new(30.0, 0.0);
+    editor.begin_erase(12.0, None).unwrap();
+    editor.dab(&terrain, erased_at).unwrap();
+    editor.end_stroke();
+    let journal = editor.session().clone();
+
+    let lod = LodConfig::default();
+    let (stored, _) = World::replay(default_world(), &journal, &lod).unwrap();
+    let (mut streamed, _) = World::replay_streamed(default_world(), &journal, &lod).unwrap();
+    assert_eq!(streamed.streamed_fills(), 1);
+    assert!(streamed.registry().len() < 200, "only the stroke is stored");
+    load_all(&mut streamed);
+    // Trees' 1 cm error shows under a pixel past 9 m; a 0.3 m tree is culled past
+    // about 560 m, a 0.1 m tuft past about 190 m (the default 1 px).
+    for (prop, radius) in [("tree/a", 0.3), ("tree/b", 0.3), ("grass/a", 0.1)] {
+        streamed
+            .describe_prop_lod(prop, vec![0.0, 0.002, 0.01], radius)
+            .unwrap();
+    }
+    let reach = streamed.stream_reach();
+    assert_eq!(reach.len(), 2, "{reach:?}");
+    streamed.start_streams(0.2, 2).unwrap();
+    let camera = Vec3::new(erased_at.x, 20.0, erased_at.y);
+    let started = std::time::Instant::now();
+    while streamed.update_streams(camera).unwrap().late_tiles > 0 {
+        assert!(started.elapsed().as_secs() < 60, "tiles never came");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let stats = streamed.update_streams(camera).unwrap();
+    assert!(
+        stats.tiles_made > 4 && stats.resident_placements > 1_000,
+        "{stats:?}"
+    );
+
+    let reach_of = |family: &str| reach.iter().find(|(f, _)| &**f == family).unwrap().1;
+    let key = |p: &Placement| {
+        (
+            p.prop.to_string(),
+            p.position.to_array().map(f32::to_bits),
+            p.rotation.to_array().map(f32::to_bits),
+        )
+    };
+    let shown: std::collections::BTreeSet<_> = streamed.streamed_placements().map(key).collect();
+    let stroke = streamed.editor().painter().len();
+    assert_eq!(streamed.registry().len() as usize, stroke + shown.len());
+    let all_stored: std::collections::BTreeSet<_> =
+        stored.editor().painter().placements().map(key).collect();
+    assert!(
+        shown.iter().all(|k| all_stored.contains(k)),
+        "streamed but not stored"
+    );
+    let eye = Vec2::new(camera.x, camera.z);
+    // The fill's placements: the stroke's took the ids before them.
+    let in_reach = stored.editor().painter().placements().filter(|p| {
+        p.id.0 >= stroke as u64
+            && Vec2::new(p.position.x, p.position.z).distance(eye) <= reach_of(&p.family)
+    });
+    let mut near = 0;
+    for p in in_reach {
+        near += 1;
+        assert!(
+            shown.contains(&key(p)),
+            "{p:?} is stored, in reach and not streamed"
+        );
+    }
+    assert!(near > 1_000, "{near}");
+    let erased = |p: &Placement| Vec2::new(p.position.x, p.position.z).distance(erased_at) <= 12.0;
+    assert!(stored.editor().painter().placements().all(|p| !erased(p)));
 }
