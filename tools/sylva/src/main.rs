@@ -7,6 +7,7 @@ mod demo;
 mod export;
 mod files;
 mod fill;
+mod fly;
 mod folders;
 mod impostor;
 mod lod_args;
@@ -44,6 +45,9 @@ enum Command {
     Fill(fill::Args),
     /// Replay a session journal and print its placement count and digest.
     Replay(replay::Args),
+    /// Fly a camera over a session headless, its streamed fills made around it, and
+    /// print the frames' CPU cost and what was held.
+    Fly(fly::Args),
     /// Bake, paint a scripted session with every preset at its landmark, render it.
     Demo(demo::Args),
     /// Draw a session offscreen to PNG and print the frame statistics.
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
         Command::Paint(args) => paint::run(args),
         Command::Fill(args) => fill::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Fly(args) => fly::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Render(args) => render::run(args),
         Command::Lods(args) => lods::run(args),

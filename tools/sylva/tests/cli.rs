@@ -222,6 +222,44 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
         }
     }
 
+    // Flown over headless, its tiles are made around the camera: on the default world
+    // every tile is within the trees' reach, so all of them, holding exactly the stored
+    // fill's placements.
+    let cache = sylva_testkit::kit_cache();
+    let flown = stdout(&sylva(&[
+        "fly",
+        streamed.to_str().unwrap(),
+        "--seconds",
+        "1",
+        "--speed",
+        "50",
+        "--workers",
+        "1",
+        "--cache",
+        cache.root().to_str().unwrap(),
+        "--json",
+    ]));
+    let flown: serde_json::Value = serde_json::from_str(flown.trim()).unwrap();
+    assert_eq!(flown["frames"], 60, "{flown}");
+    assert_eq!(flown["streamed_fills"], 1, "{flown}");
+    assert_eq!(flown["cells_generated"], 256, "{flown}");
+    assert_eq!(
+        flown["peak_resident_placements"], made["placements"],
+        "{flown}"
+    );
+    assert_eq!(flown["late_cells"], 0, "{flown}");
+    assert!(flown["frame_cpu_ms_p99"].as_f64().unwrap() > 0.0, "{flown}");
+    let families: Vec<&str> = flown["reach_m"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pair| pair[0].as_str().unwrap())
+        .collect();
+    assert!(
+        families.contains(&"tree") && families.contains(&"groundcover"),
+        "{flown}"
+    );
+
     // The preset the journal embeds, edited since: refused, naming it.
     let edited = journal.replacen("density_per_m2: 0.5,", "density_per_m2: 0.6,", 1);
     assert_ne!(edited, journal);
