@@ -11,7 +11,6 @@ use sylva_terrain::Terrain;
 
 use crate::fill::{
     check_streamed, plan, plan_tile, FillError, FillOrder, FillPlan, FillRequest, TileGrid,
-    TilePlan,
 };
 use crate::painter::{check_cap, drop_ids, Edit, Painter};
 use crate::placement::PlacementId;
@@ -134,14 +133,14 @@ impl FillJob {
         )
     }
 
-    /// The candidates that settle `tile` of a fill in
-    /// [`FillOrder::Tiles`](crate::FillOrder::Tiles): accepted in order after what stood
-    /// before the fill, the tile's own make the placements the whole fill makes there.
+    /// The candidates of `tile` of a fill in [`FillOrder::Tiles`]: accepted after what
+    /// stood before the fill and what its earlier neighbours made, the placements the
+    /// whole fill makes there ([`crate::TileSource`] does that).
     pub fn plan_tile(
         &self,
         terrain: &Terrain,
         tile: (usize, usize),
-    ) -> Result<TilePlan, FillError> {
+    ) -> Result<FillPlan, FillError> {
         plan_tile(
             terrain,
             &self.catalog,

@@ -20,9 +20,9 @@
 //! cell's draws in order. Two tiles of one phase lie a whole tile apart, at least any
 //! spacing, so neither sees the other's placements: a tile's outcome depends only on
 //! what was there before the fill and on its neighbours of earlier phases, whose own
-//! outcomes reach at most three tiles out. A tile can therefore be accepted from that
-//! cone of tiles alone ([`TileGrid::cone`]), with the placements the whole fill makes
-//! there. Journals from before keep [`FillOrder::Rows`] (rows south to north, columns
+//! outcomes reach at most three tiles out. A tile can therefore be made alone, once its
+//! earlier neighbours ([`TileGrid::earlier`]) are, with the placements the whole fill
+//! makes there (`tiles.rs`). Journals from before keep [`FillOrder::Rows`] (rows south to north, columns
 //! west to east), in which a cell depends on every cell accepted before it.
 
 use std::ops::{ControlFlow, RangeInclusive};
@@ -90,7 +90,7 @@ pub enum FillOrder {
     /// Rows of cells south to north: a cell depends on every cell before it. What
     /// journals from before tiles recorded.
     Rows,
-    /// Tiles in four phases: a tile depends only on a bounded cone of tiles around it.
+    /// Tiles in four phases: a tile depends only on the tiles within three of it.
     #[default]
     Tiles,
 }
@@ -283,21 +283,10 @@ pub fn plan(
     plan_units(terrain, catalog, preset, &cells, seed, &units, progress)
 }
 
-/// What a fill in [`FillOrder::Tiles`] accepts to settle one tile: the candidates of
-/// the rest of its cone, then the tile's own.
-#[derive(Clone, Debug)]
-pub struct TilePlan {
-    /// The candidates of every other tile whose outcome reaches the tile
-    /// ([`TileGrid::cone`]), in acceptance order.
-    pub cone: FillPlan,
-    /// The tile's own candidates, accepted last (it is the cone's latest phase).
-    pub tile: FillPlan,
-}
-
-/// The candidates that settle `tile` (a tile's column and row in
-/// `TileGrid::new(terrain, preset)`): accepted in order against what was there before
-/// the fill, the tile's own make exactly the placements the whole fill makes from its
-/// cells.
+/// The candidates of one tile of a fill in [`FillOrder::Tiles`] (a tile's column and
+/// row in `TileGrid::new(terrain, preset)`), in acceptance order: accepted after what
+/// stood before the fill and what its earlier neighbours ([`TileGrid::earlier`]) made,
+/// they make exactly the placements the whole fill makes from the tile's cells.
 pub fn plan_tile(
     terrain: &Terrain,
     catalog: &Catalog,
@@ -306,25 +295,16 @@ pub fn plan_tile(
     density: f32,
     seed: u32,
     tile: (usize, usize),
-) -> Result<TilePlan, FillError> {
-    let cells = Cells::around(terrain, preset, region, density, tile)?;
+) -> Result<FillPlan, FillError> {
+    let cells = Cells::of_tile(terrain, preset, region, density, tile)?;
     let (columns, rows) = cells.tile_span();
-    let in_span =
-        |&(x, z): &(usize, usize)| (x, z) != tile && columns.contains(&x) && rows.contains(&z);
-    let mut cone: Vec<(usize, usize)> =
-        cells.tiles.cone(tile).into_iter().filter(in_span).collect();
-    cone.sort_by_key(|&(x, z)| (TileGrid::phase((x, z)), z, x));
-    let cone: Vec<Unit> = cone.into_iter().map(|(x, z)| Unit::Tile(x, z)).collect();
     let own = if columns.contains(&tile.0) && rows.contains(&tile.1) {
         vec![Unit::Tile(tile.0, tile.1)]
     } else {
         Vec::new()
     };
     let mut go_on = |_, _| ControlFlow::Continue(());
-    Ok(TilePlan {
-        cone: plan_units(terrain, catalog, preset, &cells, seed, &cone, &mut go_on)?,
-        tile: plan_units(terrain, catalog, preset, &cells, seed, &own, &mut go_on)?,
-    })
+    plan_units(terrain, catalog, preset, &cells, seed, &own, &mut go_on)
 }
 
 /// Checks a streamed fill's density and region (its candidates are not counted: it is
@@ -357,7 +337,7 @@ impl Cells {
         density: f32,
     ) -> Result<Self, FillError> {
         let area = check_streamed(terrain, region, density)?;
-        let cells = Self::covering(terrain, preset, area, density)?;
+        let cells = Self::covering(terrain, preset, area, density);
         let expected = f64::from(density * terrain.spacing() * terrain.spacing())
             * cells.columns.clone().count() as f64
             * cells.rows.clone().count() as f64;
@@ -370,12 +350,7 @@ impl Cells {
     }
 
     /// The cells of `area`, uncounted.
-    fn covering(
-        terrain: &Terrain,
-        preset: &Preset,
-        area: Area,
-        density: f32,
-    ) -> Result<Self, FillError> {
+    fn covering(terrain: &Terrain, preset: &Preset, area: Area, density: f32) -> Self {
         let spacing = terrain.spacing();
         let origin = terrain.min_corner();
         let cell_of =
@@ -385,18 +360,18 @@ impl Cells {
             cell_of(area.min.x, origin.x, last_column)..=cell_of(area.max.x, origin.x, last_column);
         let rows =
             cell_of(area.min.y, origin.y, last_row)..=cell_of(area.max.y, origin.y, last_row);
-        Ok(Self {
+        Self {
             area,
             density,
             columns,
             rows,
             tiles: TileGrid::new(terrain, preset),
-        })
+        }
     }
 
-    /// The fill's cells within three tiles of `tile`: what settling it needs, however
-    /// large the fill (whose candidates are counted only there).
-    fn around(
+    /// The fill's cells in `tile`: what planning it needs, however large the fill
+    /// (whose candidates are counted only there).
+    fn of_tile(
         terrain: &Terrain,
         preset: &Preset,
         region: &FillRegion,
@@ -404,16 +379,14 @@ impl Cells {
         (x, z): (usize, usize),
     ) -> Result<Self, FillError> {
         let area = check_streamed(terrain, region, density)?;
-        let tiles = TileGrid::new(terrain, preset);
-        let side = tiles.side_cells;
-        let cells = |t: usize| t.saturating_sub(3) * side..=(t + 4) * side - 1;
-        let whole = Self::covering(terrain, preset, area, density)?;
-        let clip = |all: &RangeInclusive<usize>, near: RangeInclusive<usize>| {
-            *all.start().max(near.start())..=*all.end().min(near.end())
+        let whole = Self::covering(terrain, preset, area, density);
+        let side = whole.tiles.side_cells;
+        let clip = |all: &RangeInclusive<usize>, t: usize| {
+            *all.start().max(&(t * side))..=*all.end().min(&((t + 1) * side - 1))
         };
         Ok(Self {
-            columns: clip(&whole.columns, cells(x)),
-            rows: clip(&whole.rows, cells(z)),
+            columns: clip(&whole.columns, x),
+            rows: clip(&whole.rows, z),
             ..whole
         })
     }
@@ -480,29 +453,14 @@ impl TileGrid {
         (x % 2 + 2 * (z % 2)) as u8
     }
 
-    /// Every tile whose outcome can reach `tile`'s: itself, its neighbours of earlier
-    /// phases, theirs, and so on (at most three tiles out).
-    pub fn cone(&self, tile: (usize, usize)) -> Vec<(usize, usize)> {
-        let mut cone = vec![tile];
-        let mut next = 0;
-        while let Some(&(x, z)) = cone.get(next) {
-            next += 1;
-            let phase = Self::phase((x, z));
-            for dz in -1i64..=1 {
-                for dx in -1i64..=1 {
-                    let (Ok(nx), Ok(nz)) = (
-                        usize::try_from(x as i64 + dx),
-                        usize::try_from(z as i64 + dz),
-                    ) else {
-                        continue;
-                    };
-                    if Self::phase((nx, nz)) < phase && !cone.contains(&(nx, nz)) {
-                        cone.push((nx, nz));
-                    }
-                }
-            }
-        }
-        cone
+    /// The neighbours of `tile` (the eight round it, on the terrain) accepted in an
+    /// earlier phase: the only tiles of the fill whose placements its own see.
+    pub fn earlier(tile: (usize, usize)) -> impl Iterator<Item = (usize, usize)> {
+        let (x, z) = tile;
+        let phase = Self::phase(tile);
+        (z.saturating_sub(1)..=z + 1)
+            .flat_map(move |nz| (x.saturating_sub(1)..=x + 1).map(move |nx| (nx, nz)))
+            .filter(move |&neighbour| Self::phase(neighbour) < phase)
     }
 
     /// The tiles of `span` (columns and rows of tiles) in acceptance order.

@@ -25,7 +25,7 @@ mod tiles;
 pub use editor::{Applied, Editor, FillJob};
 pub use fill::{
     cell_seed, plan as plan_fill, plan_tile as plan_fill_tile, Area, FillError, FillOrder,
-    FillPlan, FillRegion, FillRequest, TileGrid, TilePlan, MAX_FILL_CANDIDATES, MAX_MASK_DABS,
+    FillPlan, FillRegion, FillRequest, TileGrid, MAX_FILL_CANDIDATES, MAX_MASK_DABS,
     MAX_POLYGON_VERTICES, MIN_TILE_M,
 };
 pub use painter::{

@@ -113,13 +113,14 @@ impl Painter {
         }
     }
 
-    /// A painter holding `placements` (ids kept, in increasing order), numbering new
-    /// ones after the last: what a fill's tile is accepted against. Its generator is
-    /// never drawn from.
+    /// A painter holding `placements`, numbered afresh in the order given (acceptance
+    /// asks only whether a placement is near, never its id), new ones after them: what a
+    /// fill's tile is accepted against. Its generator is never drawn from.
     pub(crate) fn holding(cap: usize, placements: impl IntoIterator<Item = Placement>) -> Self {
         let mut painter = Self::new(0, cap);
-        for placement in placements {
-            painter.next_id = painter.next_id.max(placement.id.0 + 1);
+        for mut placement in placements {
+            placement.id = PlacementId(painter.next_id);
+            painter.next_id += 1;
             painter.insert(placement);
         }
         painter

@@ -1009,9 +1009,9 @@ fn identity(p: &Placement) -> (String, [u32; 3], [u32; 4], u32) {
     )
 }
 
-/// Every tile of a fill made on its own, from its cone and what stood before the fill,
-/// on threads in any order: together they are exactly the whole fill's placements,
-/// strokes made before it included, and each tile's are in its acceptance order.
+/// Every tile of a fill made on its own (its earlier neighbours made first, and what
+/// stood before the fill), on threads in any order: together they are exactly the whole
+/// fill's placements, strokes made before it included.
 #[test]
 fn tiles_made_alone_are_the_whole_fill_bit_for_bit() {
     use rayon::prelude::*;

@@ -1,13 +1,15 @@
 //! One tile of a fill made on its own, away from the session: what a streamed fill
 //! generates around a camera instead of storing every placement.
 //!
-//! A fill accepted in [`crate::FillOrder::Tiles`] settles a tile from the tiles of its
-//! cone and the placements that stood before the fill (see `fill.rs`). A [`TileSource`]
-//! holds exactly that: the fill's job and those earlier placements of the families the
-//! fill places, by tile. [`TileSource::make`] plans the cone, accepts it against the
-//! earlier placements nearby in a painter of its own and keeps what lands in the tile:
-//! the placements the whole fill makes there, bit for bit. It takes `&self`, so worker
-//! threads make tiles side by side.
+//! A fill accepted in [`crate::FillOrder::Tiles`] settles a tile from what stood before
+//! the fill and what its earlier neighbours made (see `fill.rs`). A [`TileSource`] holds
+//! the fill's job and those earlier placements of the families the fill places, by tile.
+//! [`TileSource::make_after`] plans the tile's candidates and accepts them, in a painter
+//! of its own, against what stood before nearby and what its earlier neighbours made:
+//! the placements the whole fill makes there, bit for bit. A streamer keeps what tiles
+//! made and hands it to their later neighbours, so each tile is planned once;
+//! [`TileSource::make`] does the same for one tile from nothing. Both take `&self`, so
+//! worker threads make tiles side by side.
 
 use glam::Vec2;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -79,40 +81,66 @@ impl TileSource {
     }
 
     /// The placements the fill makes in `tile`, in the order it accepts them, numbered
-    /// from `first_id`.
+    /// from `first_id`, once its earlier neighbours ([`TileGrid::earlier`]) have made
+    /// theirs: `earlier` holds everything they made of the families that matter (spacing
+    /// is kept within a family, so a family's placements need only that family's), in any
+    /// order.
+    pub fn make_after(
+        &self,
+        terrain: &Terrain,
+        tile: (usize, usize),
+        earlier: &[&Placement],
+        first_id: u64,
+    ) -> Result<Vec<Placement>, FillError> {
+        let plan = self.job.plan_tile(terrain, tile)?;
+        // A tile is at least as wide as any spacing: only placements in it and its
+        // neighbours can be near its candidates.
+        let (x, z) = tile;
+        let standing = (z.saturating_sub(1)..=z + 1)
+            .flat_map(|nz| (x.saturating_sub(1)..=x + 1).map(move |nx| (nx, nz)))
+            .filter_map(|near| self.before.get(&near))
+            .flatten()
+            .chain(earlier.iter().copied())
+            .cloned();
+        let mut painter = Painter::holding(MAX_PLACEMENT_CAP, standing);
+        let mut own = Edit::default();
+        painter.fill(self.job.catalog(), &plan, |_, _| false, &mut own)?;
+        let mut made = own.added;
+        for (placement, id) in made.iter_mut().zip(first_id..) {
+            placement.id = PlacementId(id);
+        }
+        Ok(made)
+    }
+
+    /// The placements the fill makes in `tile`, numbered from `first_id`, its earlier
+    /// neighbours (and theirs, three tiles out at most) made here first.
     pub fn make(
         &self,
         terrain: &Terrain,
         tile: (usize, usize),
         first_id: u64,
     ) -> Result<Vec<Placement>, FillError> {
-        let plan = self.job.plan_tile(terrain, tile)?;
-        // A tile is at least as wide as any spacing, so what stood before the fill
-        // reaches the cone's candidates only from the cone's tiles and their neighbours.
-        let mut near: FxHashSet<(usize, usize)> = FxHashSet::default();
-        for (x, z) in self.grid.cone(tile) {
-            for nz in z.saturating_sub(1)..=z + 1 {
-                for nx in x.saturating_sub(1)..=x + 1 {
-                    near.insert((nx, nz));
-                }
+        let mut made: FxHashMap<(usize, usize), Vec<Placement>> = FxHashMap::default();
+        self.make_into(terrain, tile, first_id, &mut made)?;
+        Ok(made.remove(&tile).unwrap_or_default())
+    }
+
+    fn make_into(
+        &self,
+        terrain: &Terrain,
+        tile: (usize, usize),
+        first_id: u64,
+        made: &mut FxHashMap<(usize, usize), Vec<Placement>>,
+    ) -> Result<(), FillError> {
+        let earlier: Vec<(usize, usize)> = TileGrid::earlier(tile).collect();
+        for &neighbour in &earlier {
+            if !made.contains_key(&neighbour) {
+                self.make_into(terrain, neighbour, 0, made)?;
             }
         }
-        let mut standing: Vec<&Placement> = near
-            .iter()
-            .filter_map(|tile| self.before.get(tile))
-            .flatten()
-            .collect();
-        // Acceptance only asks whether a placement is near; the order is for repeatability.
-        standing.sort_by_key(|p| p.id);
-        let mut painter = Painter::holding(MAX_PLACEMENT_CAP, standing.into_iter().cloned());
-        let catalog = self.job.catalog();
-        painter.fill(catalog, &plan.cone, |_, _| false, &mut Edit::default())?;
-        let mut own = Edit::default();
-        painter.fill(catalog, &plan.tile, |_, _| false, &mut own)?;
-        let mut made = own.added;
-        for (placement, id) in made.iter_mut().zip(first_id..) {
-            placement.id = PlacementId(id);
-        }
-        Ok(made)
+        let around: Vec<&Placement> = earlier.iter().flat_map(|n| &made[n]).collect();
+        let placements = self.make_after(terrain, tile, &around, first_id)?;
+        made.insert(tile, placements);
+        Ok(())
     }
 }
