@@ -126,6 +126,23 @@ impl Painter {
         painter
     }
 
+    /// Accepts a tile's candidates in order, as [`Painter::fill`] does, with no cap and
+    /// nothing erased: each placement made, beside the index of the candidate it came
+    /// from (which names it whatever else was accepted).
+    pub(crate) fn accept_each(
+        &mut self,
+        catalog: &Catalog,
+        candidates: &[Candidate],
+    ) -> Vec<(usize, Placement)> {
+        let mut made = Vec::new();
+        for (index, candidate) in candidates.iter().enumerate() {
+            if self.has_room(catalog, candidate) {
+                made.push((index, self.place(catalog, candidate)));
+            }
+        }
+        made
+    }
+
     pub fn len(&self) -> usize {
         self.live.len()
     }

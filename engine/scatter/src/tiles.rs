@@ -17,7 +17,7 @@ use sylva_terrain::Terrain;
 
 use crate::editor::FillJob;
 use crate::fill::{FillError, TileGrid};
-use crate::painter::{Edit, Painter, MAX_PLACEMENT_CAP};
+use crate::painter::{Painter, MAX_PLACEMENT_CAP};
 use crate::placement::{Placement, PlacementId};
 
 /// What a fill's tiles are made from.
@@ -80,8 +80,8 @@ impl TileSource {
         self.grid.tile_of(cell.x as usize, cell.y as usize)
     }
 
-    /// The placements the fill makes in `tile`, in the order it accepts them, numbered
-    /// from `first_id`, once its earlier neighbours ([`TileGrid::earlier`]) have made
+    /// The placements the fill makes in `tile`, in the order it accepts them, each
+    /// numbered `first_id` plus the index of its candidate in the tile, once its earlier neighbours ([`TileGrid::earlier`]) have made
     /// theirs: `earlier` holds everything they made of the families that matter (spacing
     /// is kept within a family, so a family's placements need only that family's), in any
     /// order.
@@ -103,13 +103,16 @@ impl TileSource {
             .chain(earlier.iter().copied())
             .cloned();
         let mut painter = Painter::holding(MAX_PLACEMENT_CAP, standing);
-        let mut own = Edit::default();
-        painter.fill(self.job.catalog(), &plan, |_, _| false, &mut own)?;
-        let mut made = own.added;
-        for (placement, id) in made.iter_mut().zip(first_id..) {
-            placement.id = PlacementId(id);
-        }
-        Ok(made)
+        let made = painter.accept_each(self.job.catalog(), &plan.candidates);
+        // Numbered by candidate, so a tile made with fewer families (whose others then
+        // accept differently) names the ones it keeps as a full making does.
+        Ok(made
+            .into_iter()
+            .map(|(index, mut placement)| {
+                placement.id = PlacementId(first_id + index as u64);
+                placement
+            })
+            .collect())
     }
 
     /// The placements the fill makes in `tile`, numbered from `first_id`, its earlier

@@ -7,16 +7,20 @@
 //! family until the camera is `1 + hysteresis` times its reach away, so a camera
 //! wavering at a reach neither makes nor drops tiles over and over.
 //!
+//! A tile is made once its earlier neighbours are ([`TileSource::make_after`]), from
+//! what they made: a tile asked for with some families makes its earlier neighbours
+//! ask for them too, a wave that reaches at most three tiles beyond the reach; those
+//! support tiles are held while needed and not shown.
+//!
 //! [`TileStreamer::update`] never waits: it takes the tiles the workers finished,
-//! asks for the ones newly wanted (nearest first), cancels the ones no longer wanted
-//! before a worker starts them, drops what is out of reach and returns what changed.
-//! A tile not back yet is counted as late and shows once it is. A tile is made with
-//! every family wanted or held there; it shows the wanted ones and keeps them all
-//! while in reach, so a family coming into reach over a tile already held is not
-//! remade but shown. A tile made again (the camera gone and back) is the same, ids
-//! included ([`TileSource::make`] is deterministic and its ids follow from the tile),
-//! less what erases over it took: each [`Erasure`] is kept by the tiles it touches and
-//! applied to them whenever they are made.
+//! asks for the ones wanted a little beyond the reach whose neighbours are ready
+//! (nearest first), cancels the ones no longer wanted before a worker starts them,
+//! drops what is out of reach and returns what changed. A tile within reach and not
+//! back yet is counted as late and shows once it is. A tile made again (the camera gone
+//! and back) is the same, ids included (making is deterministic and ids follow from
+//! the tile), less what erases over it took: each [`Erasure`] is kept by the tiles it
+//! touches and hides what it takes whenever they are made, while their later
+//! neighbours still accept against it, as the stored fill's did before the erase.
 
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,7 +30,7 @@ use std::thread::JoinHandle;
 
 use glam::{Vec2, Vec3};
 use rustc_hash::FxHashMap;
-use sylva_scatter::{FillError, Placement, PlacementId, TileSource};
+use sylva_scatter::{FillError, Placement, PlacementId, TileGrid, TileSource};
 use sylva_terrain::Terrain;
 use thiserror::Error;
 
@@ -95,13 +99,14 @@ pub struct StreamStats {
     pub resident_tiles: u32,
 }
 
-/// A tile as held: every placement it was made with, and which families show.
+/// A tile as held.
 struct Held {
-    placements: Vec<Placement>,
-    /// Bit `f` set: family `f` of the settings shows.
-    shown: u32,
-    /// Families it was made with.
+    /// What it made, of the families it was made with, erases not applied: its later
+    /// neighbours accept against all of it.
+    placements: Arc<Vec<Placement>>,
     made_with: u32,
+    /// Families that show (in reach), less what erases take.
+    shown: u32,
 }
 
 /// A tile asked of the workers and not back yet.
@@ -110,17 +115,18 @@ struct Pending {
     cancelled: Arc<AtomicBool>,
 }
 
-/// One tile for a worker to make, nearest first.
+/// One tile for a worker to make, nearest first, with what its earlier neighbours made.
 struct Job {
     tile: (usize, usize),
     families: u32,
     distance_m: f32,
     cancelled: Arc<AtomicBool>,
+    earlier: Vec<Arc<Vec<Placement>>>,
 }
 
 impl PartialEq for Job {
     fn eq(&self, other: &Self) -> bool {
-        self.distance_m.total_cmp(&other.distance_m).is_eq() && self.tile == other.tile
+        self.cmp(other).is_eq()
     }
 }
 impl Eq for Job {}
@@ -145,7 +151,7 @@ struct Made {
     outcome: Result<Vec<Placement>, FillError>,
 }
 
-/// The workers' shared queue.
+/// The workers' shared queue, and whether it is closed.
 #[derive(Default)]
 struct Queue {
     jobs: Mutex<(BinaryHeap<Job>, bool)>,
@@ -168,10 +174,12 @@ pub struct TileStreamer {
     stats: StreamStats,
     /// The first tile error a worker met; tiles that fail stay empty.
     error: Option<FillError>,
-    /// Every erase made over the fill, in order, and by tile the ones that touch it:
-    /// applied to a tile whenever it is made.
+    /// Every erase made over the fill, in order, and by tile the ones that touch it.
     erasures: Vec<Erasure>,
     erasures_by_tile: FxHashMap<(usize, usize), Vec<usize>>,
+    /// Where the last full pass was made: passes run when the camera moved a quarter
+    /// tile since, or tiles came back.
+    last_pass: Option<Vec2>,
 }
 
 /// An erase over a streamed fill: what it took stays taken whenever its tiles are made.
@@ -239,8 +247,16 @@ impl TileStreamer {
                     Arc::clone(&terrain),
                 );
                 let (sender, families) = (sender.clone(), settings.reach_m.clone());
+                let tiles_across = tiles.0;
                 std::thread::spawn(move || {
-                    work(&queue, &source, &terrain, &sender, &families, fill_number)
+                    let context = WorkContext {
+                        source: &source,
+                        terrain: &terrain,
+                        families: &families,
+                        fill_number,
+                        tiles_across,
+                    };
+                    work(&queue, &context, &sender)
                 })
             })
             .collect();
@@ -259,6 +275,7 @@ impl TileStreamer {
             error: None,
             erasures: Vec::new(),
             erasures_by_tile: FxHashMap::default(),
+            last_pass: None,
         })
     }
 
@@ -279,13 +296,28 @@ impl TileStreamer {
 
     /// Every placement shown now.
     pub fn placements(&self) -> impl Iterator<Item = &Placement> {
-        let families = &self.settings.reach_m;
         self.held
-            .values()
-            .flat_map(move |held| of_families(&held.placements, families, held.shown))
+            .iter()
+            .flat_map(move |(&tile, held)| self.visible(tile, &held.placements, held.shown))
     }
 
-    /// Erases what `erasure` takes from the fill: now from the tiles held, and from
+    /// The placements of `placements` (tile `tile`'s) of the families `bits` sets that
+    /// no erase takes.
+    fn visible<'a>(
+        &'a self,
+        tile: (usize, usize),
+        placements: &'a [Placement],
+        bits: u32,
+    ) -> impl Iterator<Item = &'a Placement> {
+        let families = &self.settings.reach_m;
+        let erasures: &[usize] = self.erasures_by_tile.get(&tile).map_or(&[], Vec::as_slice);
+        placements.iter().filter(move |p| {
+            bits & family_bit(families, &p.family) != 0
+                && !erasures.iter().any(|&i| self.erasures[i].takes(p))
+        })
+    }
+
+    /// Erases what `erasure` takes from the fill: hidden now in the tiles held, and in
     /// every tile it touches whenever that tile is made again.
     pub fn erase(&mut self, erasure: Erasure) -> Result<StreamChanges, StreamError> {
         let radius = erasure.radius;
@@ -296,26 +328,25 @@ impl TileStreamer {
             });
         }
         let mut changes = StreamChanges::default();
-        let index = self.erasures.len();
-        let eye = erasure.center;
-        let tiles: Vec<(usize, usize)> = self
-            .tiles_within(eye, erasure.radius)
-            .filter(|&tile| self.distance_to(tile, eye) <= erasure.radius)
+        let center = erasure.center;
+        let touched: Vec<(usize, usize)> = self
+            .tiles_within(center, radius)
+            .filter(|&tile| self.distance_to(tile, center) <= radius)
             .collect();
-        let families = &self.settings.reach_m;
-        for tile in tiles {
-            self.erasures_by_tile.entry(tile).or_default().push(index);
-            if let Some(held) = self.held.get_mut(&tile) {
-                held.placements.retain(|p| {
-                    let taken = erasure.takes(p);
-                    if taken && held.shown & family_bit(families, &p.family) != 0 {
-                        changes.removed.push(p.id);
-                    }
-                    !taken
-                });
+        for &tile in &touched {
+            if let Some(held) = self.held.get(&tile) {
+                changes.removed.extend(
+                    self.visible(tile, &held.placements, held.shown)
+                        .filter(|p| erasure.takes(p))
+                        .map(|p| p.id),
+                );
             }
         }
+        let index = self.erasures.len();
         self.erasures.push(erasure);
+        for tile in touched {
+            self.erasures_by_tile.entry(tile).or_default().push(index);
+        }
         Ok(changes)
     }
 
@@ -323,73 +354,17 @@ impl TileStreamer {
     /// cancels and drops what it no longer does, and says what changed. Never waits.
     pub fn update(&mut self, camera: Vec3) -> StreamChanges {
         let mut changes = StreamChanges::default();
-        self.take_made(&mut changes);
+        let came_back = self.take_made(&mut changes);
         let eye = Vec2::new(camera.x, camera.z);
-        let h = self.settings.hysteresis;
-        self.drop_beyond(eye, 1.0 + h, &mut changes);
-        let farthest = self
-            .settings
-            .reach_m
-            .iter()
-            .map(|(_, reach)| reach * (1.0 + h / 2.0))
-            .fold(0.0, f32::max);
-        let mut late = 0;
-        let mut jobs = Vec::new();
-        for tile in self.tiles_within(eye, farthest) {
-            // Asked for a little beyond the reach, so that a tile is back by the time
-            // the camera comes within it.
-            let asked = self.families_within(tile, eye, 1.0 + h / 2.0);
-            if asked == 0 {
-                continue;
-            }
-            let wanted = self.families_within(tile, eye, 1.0);
-            let (made_with, shown) = self
-                .held
-                .get(&tile)
-                .map_or((0, 0), |held| (held.made_with, held.shown));
-            let newly_shown = wanted & made_with & !shown;
-            if newly_shown != 0 {
-                let held = self.held.get_mut(&tile).expect("made with something");
-                held.shown |= newly_shown;
-                changes.added.extend(
-                    of_families(&held.placements, &self.settings.reach_m, newly_shown).cloned(),
-                );
-            }
-            late += u32::from(wanted & !made_with != 0);
-            let missing = asked & !made_with;
-            let pending = self
-                .pending
-                .get(&tile)
-                .map_or(0, |pending| pending.families);
-            if missing & !pending == 0 {
-                continue;
-            }
-            if let Some(superseded) = self.pending.get(&tile) {
-                superseded.cancelled.store(true, Ordering::Relaxed);
-                self.stats.tiles_cancelled += 1;
-            }
-            let families = asked | made_with | pending;
-            let cancelled = Arc::new(AtomicBool::new(false));
-            self.pending.insert(
-                tile,
-                Pending {
-                    families,
-                    cancelled: Arc::clone(&cancelled),
-                },
-            );
-            jobs.push(Job {
-                tile,
-                families,
-                distance_m: self.distance_to(tile, eye),
-                cancelled,
-            });
+        let moved = self
+            .last_pass
+            .is_none_or(|last| last.distance(eye) >= self.tile_m / 4.0);
+        if came_back || moved {
+            self.last_pass = Some(eye);
+            let demand = self.demand(eye);
+            self.drop_beyond(eye, &demand, &mut changes);
+            self.show_and_ask(eye, &demand, &mut changes);
         }
-        if !jobs.is_empty() {
-            let mut queue = self.queue.jobs.lock().unwrap_or_else(|e| e.into_inner());
-            queue.0.extend(jobs);
-            self.queue.ready.notify_all();
-        }
-        self.stats.late_tiles = late;
         self.stats.resident_tiles = self.held.len() as u32;
         self.stats.resident_placements = self
             .held
@@ -399,46 +374,173 @@ impl TileStreamer {
         changes
     }
 
-    /// Hides and forgets the families of held tiles farther than `stretch` times their
-    /// reach, drops tiles left with none, and cancels asked tiles no family keeps.
-    fn drop_beyond(&mut self, eye: Vec2, stretch: f32, changes: &mut StreamChanges) {
-        let keeps: FxHashMap<(usize, usize), u32> = self
-            .held
-            .keys()
-            .chain(self.pending.keys())
-            .map(|&tile| (tile, self.families_within(tile, eye, stretch)))
-            .collect();
-        let families = &self.settings.reach_m;
-        let held_before = self.held.len();
-        self.held.retain(|tile, held| {
-            let kept = keeps[tile] & held.made_with;
-            let hidden = held.shown & !kept;
-            changes
-                .removed
-                .extend(of_families(&held.placements, families, hidden).map(|p| p.id));
-            if kept != held.made_with {
-                held.placements
-                    .retain(|p| kept & family_bit(families, &p.family) != 0);
+    /// Per tile, the families it must be made with: those whose reach, a little
+    /// stretched, holds it, and those its later neighbours need made first.
+    fn demand(&self, eye: Vec2) -> FxHashMap<(usize, usize), u32> {
+        let ask = 1.0 + self.settings.hysteresis / 2.0;
+        let farthest = self.farthest(ask);
+        let mut demand: FxHashMap<(usize, usize), u32> = FxHashMap::default();
+        for tile in self.tiles_within(eye, farthest) {
+            let asked = self.families_within(tile, eye, ask);
+            if asked != 0 {
+                demand.insert(tile, asked);
+            }
+        }
+        for phase in (1..4u8).rev() {
+            let needy: Vec<((usize, usize), u32)> = demand
+                .iter()
+                .filter(|(&tile, _)| TileGrid::phase(tile) == phase)
+                .map(|(&tile, &need)| (tile, need))
+                .collect();
+            for (tile, need) in needy {
+                let made_with = self.held.get(&tile).map_or(0, |held| held.made_with);
+                let target = need | made_with;
+                if target & !made_with == 0 {
+                    continue;
+                }
+                for neighbour in self.earlier(tile) {
+                    *demand.entry(neighbour).or_default() |= target;
+                }
+            }
+        }
+        demand
+    }
+
+    /// Hides held families farther than `1 + hysteresis` times their reach, forgets
+    /// those no tile needs either, drops tiles left with none, and cancels asked tiles
+    /// no longer needed.
+    fn drop_beyond(
+        &mut self,
+        eye: Vec2,
+        demand: &FxHashMap<(usize, usize), u32>,
+        changes: &mut StreamChanges,
+    ) {
+        let keep = 1.0 + self.settings.hysteresis;
+        let tiles: Vec<(usize, usize)> = self.held.keys().copied().collect();
+        let families = self.settings.reach_m.clone();
+        for tile in tiles {
+            let in_reach = self.families_within(tile, eye, keep);
+            let needed = in_reach | demand.get(&tile).copied().unwrap_or(0);
+            let held = &self.held[&tile];
+            let (made_with, shown) = (held.made_with, held.shown);
+            let hidden = shown & !in_reach;
+            if hidden != 0 {
+                changes
+                    .removed
+                    .extend(self.visible(tile, &held.placements, hidden).map(|p| p.id));
+            }
+            let kept = made_with & needed;
+            let held = self.held.get_mut(&tile).expect("listed above");
+            held.shown &= in_reach;
+            if kept == 0 {
+                self.held.remove(&tile);
+                self.stats.tiles_dropped += 1;
+            } else if kept != made_with {
+                let placements: Vec<Placement> = held
+                    .placements
+                    .iter()
+                    .filter(|p| kept & family_bit(&families, &p.family) != 0)
+                    .cloned()
+                    .collect();
+                held.placements = Arc::new(placements);
                 held.made_with = kept;
                 held.shown &= kept;
             }
-            kept != 0
-        });
-        self.stats.tiles_dropped += (held_before - self.held.len()) as u64;
+        }
         let stats = &mut self.stats;
         self.pending.retain(|tile, pending| {
-            let kept = keeps[tile] & pending.families != 0;
-            if !kept {
+            let needed = demand
+                .get(tile)
+                .is_some_and(|&need| need & pending.families != 0);
+            if !needed {
                 pending.cancelled.store(true, Ordering::Relaxed);
                 stats.tiles_cancelled += 1;
             }
-            kept
+            needed
         });
     }
 
-    /// Installs the tiles the workers finished that are still wanted as they were asked.
-    fn take_made(&mut self, changes: &mut StreamChanges) {
-        let families = &self.settings.reach_m;
+    /// Shows what came into reach over tiles held, counts the tiles in reach not made
+    /// yet, and asks the workers for the tiles whose earlier neighbours are ready.
+    fn show_and_ask(
+        &mut self,
+        eye: Vec2,
+        demand: &FxHashMap<(usize, usize), u32>,
+        changes: &mut StreamChanges,
+    ) {
+        let mut late = 0;
+        let mut jobs = Vec::new();
+        for (&tile, &need) in demand {
+            let wanted = self.families_within(tile, eye, 1.0);
+            let (made_with, shown) = self
+                .held
+                .get(&tile)
+                .map_or((0, 0), |held| (held.made_with, held.shown));
+            let newly_shown = wanted & made_with & !shown;
+            if newly_shown != 0 {
+                let held = &self.held[&tile];
+                changes
+                    .added
+                    .extend(self.visible(tile, &held.placements, newly_shown).cloned());
+                self.held.get_mut(&tile).expect("held").shown |= newly_shown;
+            }
+            late += u32::from(wanted & !made_with != 0);
+            let target = need | made_with;
+            if target & !made_with == 0 {
+                continue;
+            }
+            let pending = self
+                .pending
+                .get(&tile)
+                .map_or(0, |pending| pending.families);
+            if target & !pending == 0 {
+                continue;
+            }
+            let earlier: Option<Vec<Arc<Vec<Placement>>>> = self
+                .earlier(tile)
+                .map(|neighbour| {
+                    self.held
+                        .get(&neighbour)
+                        .filter(|held| target & !held.made_with == 0)
+                        .map(|held| Arc::clone(&held.placements))
+                })
+                .collect();
+            let Some(earlier) = earlier else {
+                // Its earlier neighbours are not made yet (with these families).
+                continue;
+            };
+            if let Some(superseded) = self.pending.get(&tile) {
+                superseded.cancelled.store(true, Ordering::Relaxed);
+                self.stats.tiles_cancelled += 1;
+            }
+            let cancelled = Arc::new(AtomicBool::new(false));
+            self.pending.insert(
+                tile,
+                Pending {
+                    families: target,
+                    cancelled: Arc::clone(&cancelled),
+                },
+            );
+            jobs.push(Job {
+                tile,
+                families: target,
+                distance_m: self.distance_to(tile, eye),
+                cancelled,
+                earlier,
+            });
+        }
+        if !jobs.is_empty() {
+            let mut queue = self.queue.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            queue.0.extend(jobs);
+            self.queue.ready.notify_all();
+        }
+        self.stats.late_tiles = late;
+    }
+
+    /// Installs the tiles the workers finished that are still wanted as they were
+    /// asked; returns whether any came back.
+    fn take_made(&mut self, changes: &mut StreamChanges) -> bool {
+        let mut any = false;
         while let Ok(made) = self.made.try_recv() {
             let Some(pending) = self.pending.get(&made.tile) else {
                 continue;
@@ -447,41 +549,55 @@ impl TileStreamer {
                 continue;
             }
             self.pending.remove(&made.tile);
-            let mut placements = match made.outcome {
+            any = true;
+            let placements = match made.outcome {
                 Ok(placements) => placements,
                 Err(error) => {
                     self.error.get_or_insert(error);
                     Vec::new()
                 }
             };
-            if let Some(indices) = self.erasures_by_tile.get(&made.tile) {
-                let erasures = &self.erasures;
-                placements.retain(|p| !indices.iter().any(|&i| erasures[i].takes(p)));
-            }
             self.stats.tiles_made += 1;
-            // What showed keeps showing (its ids are the same); what newly came into
-            // reach shows at the pass that follows.
+            // What showed keeps showing (the same ids); what newly came into reach
+            // shows at the pass that follows.
             let shown = match self.held.remove(&made.tile) {
                 Some(old) => {
-                    changes
-                        .removed
-                        .extend(of_families(&old.placements, families, old.shown).map(|p| p.id));
+                    changes.removed.extend(
+                        self.visible(made.tile, &old.placements, old.shown)
+                            .map(|p| p.id),
+                    );
                     old.shown & made.families
                 }
                 None => 0,
             };
             changes
                 .added
-                .extend(of_families(&placements, families, shown).cloned());
+                .extend(self.visible(made.tile, &placements, shown).cloned());
             self.held.insert(
                 made.tile,
                 Held {
-                    placements,
-                    shown,
+                    placements: Arc::new(placements),
                     made_with: made.families,
+                    shown,
                 },
             );
         }
+        any
+    }
+
+    /// The farthest any family's reach, times `stretch`, goes.
+    fn farthest(&self, stretch: f32) -> f32 {
+        self.settings
+            .reach_m
+            .iter()
+            .map(|(_, reach)| reach * stretch)
+            .fold(0.0, f32::max)
+    }
+
+    /// `tile`'s earlier neighbours on the terrain.
+    fn earlier(&self, tile: (usize, usize)) -> impl Iterator<Item = (usize, usize)> {
+        let (across, along) = self.tiles;
+        TileGrid::earlier(tile).filter(move |&(x, z)| x < across && z < along)
     }
 
     /// The families whose reach, times `stretch`, holds `tile`'s nearest point.
@@ -530,17 +646,6 @@ impl Drop for TileStreamer {
     }
 }
 
-/// The placements in `placements` of the families whose bits `bits` sets.
-fn of_families<'a>(
-    placements: &'a [Placement],
-    families: &'a [(Arc<str>, f32)],
-    bits: u32,
-) -> impl Iterator<Item = &'a Placement> {
-    placements
-        .iter()
-        .filter(move |p| bits != 0 && bits & family_bit(families, &p.family) != 0)
-}
-
 /// The bit of `family` among the settings' families (0 when not streamed).
 fn family_bit(families: &[(Arc<str>, f32)], family: &str) -> u32 {
     families
@@ -549,16 +654,17 @@ fn family_bit(families: &[(Arc<str>, f32)], family: &str) -> u32 {
         .map_or(0, |index| 1 << index)
 }
 
-/// A worker: makes the nearest job not cancelled until the queue closes.
-fn work(
-    queue: &Queue,
-    source: &TileSource,
-    terrain: &Terrain,
-    made: &Sender<Made>,
-    families: &[(Arc<str>, f32)],
+/// What every worker shares.
+struct WorkContext<'a> {
+    source: &'a TileSource,
+    terrain: &'a Terrain,
+    families: &'a [(Arc<str>, f32)],
     fill_number: usize,
-) {
-    let tiles_across = (terrain.columns() - 1).div_ceil(source.grid().side_cells);
+    tiles_across: usize,
+}
+
+/// A worker: makes the nearest job not cancelled until the queue closes.
+fn work(queue: &Queue, context: &WorkContext<'_>, made: &Sender<Made>) {
     loop {
         let job = {
             let mut jobs = queue.jobs.lock().unwrap_or_else(|e| e.into_inner());
@@ -576,15 +682,17 @@ fn work(
             }
         };
         let (x, z) = job.tile;
-        let tile_index = (z * tiles_across + x) as u64;
+        let tile_index = (z * context.tiles_across + x) as u64;
         let first_id = STREAMED_ID_BIT
-            | (fill_number as u64) << (TILE_BITS + ORDINAL_BITS)
+            | (context.fill_number as u64) << (TILE_BITS + ORDINAL_BITS)
             | tile_index << ORDINAL_BITS;
-        let outcome = source
-            .make(terrain, job.tile, first_id)
+        let earlier: Vec<&Placement> = job.earlier.iter().flat_map(|made| made.iter()).collect();
+        let outcome = context
+            .source
+            .make_after(context.terrain, job.tile, &earlier, first_id)
             .map(|mut placements| {
                 // Only the families asked for: a far tile holds its trees, not its grass.
-                placements.retain(|p| job.families & family_bit(families, &p.family) != 0);
+                placements.retain(|p| job.families & family_bit(context.families, &p.family) != 0);
                 placements
             });
         let sent = made.send(Made {
