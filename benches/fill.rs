@@ -64,24 +64,32 @@ fn default_world_fill(c: &mut Criterion) {
     let terrain = default_world();
     let mut group = c.benchmark_group("fill_default_world");
     group.sample_size(10);
-    group.bench_function("mixed_forest_editor", |b| {
-        b.iter_batched(
-            || {
-                let mut editor = Editor::new(&session()).unwrap();
-                let name = editor
-                    .use_preset("mixed_forest", common::preset("mixed_forest"))
-                    .unwrap();
-                (editor, name)
-            },
-            |(mut editor, name)| {
-                editor
-                    .fill(&terrain, &whole(&name, None), &mut go_on)
-                    .unwrap();
-                editor
-            },
-            BatchSize::LargeInput,
-        )
-    });
+    // Tiles (what fills do) against rows (what journals from before replay as).
+    for (label, order) in [
+        ("mixed_forest_editor", sylva_scatter::FillOrder::Tiles),
+        ("mixed_forest_editor_rows", sylva_scatter::FillOrder::Rows),
+    ] {
+        group.bench_function(label, |b| {
+            b.iter_batched(
+                || {
+                    let mut editor = Editor::new(&session()).unwrap();
+                    let name = editor
+                        .use_preset("mixed_forest", common::preset("mixed_forest"))
+                        .unwrap();
+                    (editor, name)
+                },
+                |(mut editor, name)| {
+                    let request = FillRequest {
+                        order,
+                        ..whole(&name, None)
+                    };
+                    editor.fill(&terrain, &request, &mut go_on).unwrap();
+                    editor
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
     group.bench_function("mixed_forest_world_with_registry", |b| {
         b.iter_batched(
             || forest_world(&terrain),
