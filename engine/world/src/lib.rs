@@ -252,7 +252,7 @@ impl World {
         Ok(applied)
     }
 
-    /// Fills a region with a preset (one undoable edit); `progress` hears rows done and
+    /// Fills a region with a preset (one undoable edit); `progress` hears tiles done and
     /// in all, and cancels by answering `Break` (then nothing changes).
     pub fn fill(
         &mut self,

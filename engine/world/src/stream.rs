@@ -91,9 +91,10 @@ pub struct StreamStats {
     /// Tiles asked for and given up before they came back (out of reach, or asked
     /// again with more families); a worker skips them unless it already began.
     pub tiles_cancelled: u64,
-    /// Tiles in some family's reach at the last update that were not back yet.
+    /// Tiles in some family's reach at the last full pass that were not made yet.
     pub late_tiles: u32,
-    /// Placements held after the last update (shown, or made a little beyond reach).
+    /// Placements held after the last update: shown, made a little beyond reach, or
+    /// made for later neighbours (erased ones included).
     pub resident_placements: u64,
     /// Tiles held after the last update.
     pub resident_tiles: u32,

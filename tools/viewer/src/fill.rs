@@ -2,7 +2,7 @@
 //! slow part, in parallel) while the window keeps drawing and painting; the workspace
 //! accepts the finished plan between frames, in one step, so a fill is either wholly
 //! in the session or not at all. Cancelling stops the worker after its current band
-//! of rows and discards whatever it planned.
+//! of tiles and discards whatever it planned.
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use sylva_scatter::{FillError, FillJob, FillPlan};
 use sylva_terrain::Terrain;
 
-/// Rows planned and rows in all, written by the worker, read by the HUD.
+/// Tiles planned and tiles in all, written by the worker, read by the HUD.
 #[derive(Default)]
 struct Shared {
     done: AtomicUsize,
@@ -127,7 +127,7 @@ impl FillTask {
 
 impl Drop for FillTask {
     /// A task dropped before it finished (cancelled, or the window closed) stops its
-    /// worker at the next band of rows.
+    /// worker at the next band of tiles.
     fn drop(&mut self) {
         self.shared.cancelled.store(true, Ordering::Relaxed);
     }
@@ -207,7 +207,7 @@ mod tests {
     #[test]
     fn a_dropped_task_stops_its_worker_early() {
         let terrain = Arc::new(default_world());
-        // Dense enough to take far longer than one band of rows.
+        // Dense enough to take far longer than one band of tiles.
         let job = job(4.0);
         let task = FillTask::start(job, terrain, "the world");
         let shared = Arc::clone(&task.shared);
@@ -220,6 +220,9 @@ mod tests {
         }
         let done = shared.done.load(Ordering::Relaxed);
         let total = shared.total.load(Ordering::Relaxed);
-        assert!(done < total || total == 0, "planned {done} of {total} rows");
+        assert!(
+            done < total || total == 0,
+            "planned {done} of {total} tiles"
+        );
     }
 }
