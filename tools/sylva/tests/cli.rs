@@ -260,6 +260,31 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
         "{flown}"
     );
 
+    // Drawn, the streamed session makes its tiles round the camera first: the same
+    // picture, byte for byte, as the stored one.
+    let render = |session: &Path, out: &Path| {
+        stdout(&sylva(&[
+            "render",
+            "--session",
+            session.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--width",
+            "320",
+            "--height",
+            "180",
+            "--cache",
+            cache.root().to_str().unwrap(),
+        ]));
+        std::fs::read(out).unwrap()
+    };
+    let stored_png = render(&stored, &dir.join("stored.png"));
+    let streamed_png = render(&streamed, &dir.join("streamed.png"));
+    assert!(
+        stored_png == streamed_png,
+        "the streamed session draws otherwise"
+    );
+
     // The preset the journal embeds, edited since: refused, naming it.
     let edited = journal.replacen("density_per_m2: 0.5,", "density_per_m2: 0.6,", 1);
     assert_ne!(edited, journal);
