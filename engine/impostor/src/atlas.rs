@@ -26,15 +26,24 @@ pub(crate) struct Texel {
     pub normal: [f32; 3],
     /// Mean depth of the covered part, `[-1, 1]` as [`crate::raster::Sample::depth`].
     pub depth: f32,
-    /// The farthest depth over the covered part of what the shadow pass draws
+    /// The depth over the covered part of what the shadow pass draws
     /// ([`crate::raster::Sample::shadow_depth`]; the sphere's back, `−1`, where nothing
     /// does: an open mesh seen from its front casts no shadow from there, and the light
-    /// passes the prop's whole depth). The farthest, not the mean: a mesh's shadow map
-    /// holds one surface per shadow texel, and where a texel's back faces jump (from a
-    /// rock's side to its buried underside, along the ground line) a mean would float an
-    /// occluder between them that shades ground the mesh leaves lit.
+    /// passes the prop's whole depth): the mean where the covered part's depths lie within
+    /// [`SHADOW_JUMP_TEXELS`] of each other (one surface, as a mesh's shadow map samples
+    /// it), the farthest where they jump (from a rock's side to its buried underside,
+    /// along the ground line), where a mean would float an occluder between the surfaces
+    /// that shades ground the mesh leaves lit. The farthest everywhere self-shadowed
+    /// foliage too little: a spruce's lit side drew brighter than its mesh.
     pub shadow_depth: f32,
+    /// The farthest and the nearest of those depths.
+    pub shadow_span: [f32; 2],
 }
+
+/// The spread of shadow depths, in texels of the level, beyond which a texel's
+/// surfaces are taken to jump rather than slope: a surface turned more than about 63°
+/// from the view spreads two texels' depth across one texel.
+const SHADOW_JUMP_TEXELS: f32 = 1.0;
 
 /// The start of a sum of texels ([`add_weighted`]): nothing added yet.
 const NO_TEXELS: Texel = Texel {
@@ -42,11 +51,12 @@ const NO_TEXELS: Texel = Texel {
     colour: [0.0; 3],
     normal: [0.0; 3],
     depth: 0.0,
-    shadow_depth: f32::INFINITY,
+    shadow_depth: 0.0,
+    shadow_span: [f32::INFINITY, f32::NEG_INFINITY],
 };
 
 /// The cell's texels: each the mean of its `supersample²` samples (colour, normal and
-/// depth over the covered ones; the farthest shadow depth).
+/// depth over the covered ones; the shadow depth as [`Texel::shadow_depth`] says).
 pub(crate) fn resolve(target: &Target, supersample: u32) -> Vec<Texel> {
     let side = target.side / supersample;
     let mut texels = Vec::with_capacity(side as usize * side as usize);
@@ -67,6 +77,7 @@ pub(crate) fn resolve(target: &Target, supersample: u32) -> Vec<Texel> {
                 texel,
                 covered as f32,
                 (supersample * supersample) as f32,
+                shadow_jump(side),
             ));
         }
     }
@@ -75,7 +86,7 @@ pub(crate) fn resolve(target: &Target, supersample: u32) -> Vec<Texel> {
 
 /// The next level of a cell `side` texels wide: coverage is the mean of the 2×2 texels
 /// above; colour, normal and depth their coverage-weighted mean (so empty texels do not
-/// darken a silhouette), the normal renormalised; the shadow depth the farthest of the
+/// darken a silhouette), the normal renormalised; the shadow depth as at level 0 over the
 /// covered ones.
 pub(crate) fn halved(texels: &[Texel], side: u32) -> Vec<Texel> {
     let half = side / 2;
@@ -89,7 +100,7 @@ pub(crate) fn halved(texels: &[Texel], side: u32) -> Vec<Texel> {
                 weight += above.coverage;
                 add_weighted(&mut texel, above.coverage, &above);
             }
-            next.push(finished(texel, weight, 4.0));
+            next.push(finished(texel, weight, 4.0, shadow_jump(half)));
         }
     }
     next
@@ -104,6 +115,7 @@ fn texel_of(sample: crate::raster::Sample) -> Texel {
         normal: sample.normal,
         depth: sample.depth,
         shadow_depth: sample.shadow_depth.max(-1.0),
+        shadow_span: [sample.shadow_depth.max(-1.0); 2],
     }
 }
 
@@ -116,12 +128,23 @@ fn add_weighted(texel: &mut Texel, w: f32, of: &Texel) {
     }
     texel.depth += w * of.depth;
     if w > 0.0 {
-        texel.shadow_depth = texel.shadow_depth.min(of.shadow_depth);
+        texel.shadow_depth += w * of.shadow_depth;
+        texel.shadow_span = [
+            texel.shadow_span[0].min(of.shadow_span[0]),
+            texel.shadow_span[1].max(of.shadow_span[1]),
+        ];
     }
 }
 
-/// Sums of `weight` in total over `of` equal shares turned into means.
-fn finished(sum: Texel, weight: f32, of: f32) -> Texel {
+/// [`SHADOW_JUMP_TEXELS`] in depth units for a cell `side` texels wide (depth spans the
+/// sphere's diameter as `[-1, 1]`, as the cell does).
+fn shadow_jump(side: u32) -> f32 {
+    SHADOW_JUMP_TEXELS * 2.0 / side as f32
+}
+
+/// Sums of `weight` in total over `of` equal shares turned into means, the shadow depth
+/// the farthest where it spreads more than `jump`.
+fn finished(sum: Texel, weight: f32, of: f32, jump: f32) -> Texel {
     if weight == 0.0 {
         return Texel::default();
     }
@@ -130,7 +153,12 @@ fn finished(sum: Texel, weight: f32, of: f32) -> Texel {
         colour: sum.colour.map(|c| c / weight),
         normal: normalized(sum.normal),
         depth: sum.depth / weight,
-        shadow_depth: sum.shadow_depth,
+        shadow_depth: if sum.shadow_span[1] - sum.shadow_span[0] <= jump {
+            sum.shadow_depth / weight
+        } else {
+            sum.shadow_span[0]
+        },
+        shadow_span: sum.shadow_span,
     }
 }
 
@@ -224,7 +252,7 @@ impl Atlases {
 }
 
 /// An empty texel beside covered ones (in the same cell): their coverage-weighted
-/// colour, normal and depth (and farthest shadow depth) at coverage 0. A bilinear tap reaches one texel out, so an
+/// colour, normal and depths at coverage 0. A bilinear tap reaches one texel out, so an
 /// alpha-tested silhouette then blends with its own colour, not with black.
 fn fringe(texels: &[Texel], side: u32, x: u32, y: u32) -> Option<Texel> {
     let mut weight = 0.0f32;
@@ -238,7 +266,7 @@ fn fringe(texels: &[Texel], side: u32, x: u32, y: u32) -> Option<Texel> {
     }
     (weight > 0.0).then(|| Texel {
         coverage: 0.0,
-        ..finished(sum, weight, 1.0)
+        ..finished(sum, weight, 1.0, shadow_jump(side))
     })
 }
 
@@ -381,16 +409,27 @@ mod tests {
             normal: [0.0, 1.0, 0.0],
             depth: 0.5,
             shadow_depth: -0.5,
+            shadow_span: [-0.5; 2],
+        }
+    }
+
+    /// `lit(coverage, 0.2)` with the shadow pass's surface at `shadow_depth`.
+    fn casting(coverage: f32, shadow_depth: f32) -> Texel {
+        Texel {
+            shadow_depth,
+            shadow_span: [shadow_depth; 2],
+            ..lit(coverage, 0.2)
         }
     }
 
     #[test]
     fn empty_texels_neither_darken_nor_turn_the_level_below() {
-        let farther = Texel {
-            shadow_depth: -0.75,
-            ..lit(0.5, 0.2)
-        };
-        let texels = [lit(1.0, 0.8), Texel::default(), Texel::default(), farther];
+        let texels = [
+            lit(1.0, 0.8),
+            Texel::default(),
+            Texel::default(),
+            casting(0.5, -0.5),
+        ];
         let [next] = halved(&texels, 2)[..] else {
             panic!("one texel")
         };
@@ -399,9 +438,36 @@ mod tests {
         assert!((next.colour[0] - 0.6).abs() < 1e-6);
         assert_eq!(next.normal, [0.0, 1.0, 0.0]);
         assert_eq!(next.depth, 0.5);
-        // The farthest covered texel's, not a mean that would float between them; the
-        // empty ones' (0) count for nothing.
-        assert_eq!(next.shadow_depth, -0.75);
+        // The empty ones' (0) count for nothing.
+        assert_eq!(next.shadow_depth, -0.5);
+    }
+
+    #[test]
+    fn shadow_depths_are_averaged_over_a_slope_and_the_farthest_across_a_jump() {
+        // In a 2-texel cell a texel spans the whole depth range: a quarter of it is a
+        // slope, averaged by coverage.
+        let texels = [
+            lit(1.0, 0.8),
+            Texel::default(),
+            Texel::default(),
+            casting(0.5, -0.75),
+        ];
+        let [next] = halved(&texels, 2)[..] else {
+            panic!("one texel")
+        };
+        assert!((next.shadow_depth - (-0.5 - 0.5 * 0.75) / 1.5).abs() < 1e-6);
+        assert_eq!(next.shadow_span, [-0.75, -0.5]);
+        // In a 64-texel cell the same quarter is 8 texels' depth: a jump, whose farther
+        // surface is kept (a mean would float an occluder between them).
+        let mut cell = vec![Texel::default(); 64 * 64];
+        cell[0] = lit(1.0, 0.8);
+        cell[1] = casting(0.5, -0.75);
+        let next = halved(&cell, 64);
+        assert_eq!(next[0].shadow_depth, -0.75);
+        // And two texels a sixteenth of a texel's depth apart are one surface.
+        cell[1] = casting(0.5, -0.5 - 1.0 / 64.0 / 16.0);
+        let next = halved(&cell, 64);
+        assert!(next[0].shadow_depth > -0.5 - 1.0 / 64.0 / 16.0);
     }
 
     #[test]

@@ -38,8 +38,10 @@
 //!   the sphere's front); in A the same for the surface the shadow pass draws there,
 //!   which by rend3's convention (the meshes' too) is the nearest back face of an
 //!   opaque part or either face of an alpha-tested one, so an impostor's shadow starts
-//!   where its mesh's would (`raster::Sample::shadow_depth`). Two channels hold the
-//!   normal so that the texel has room for both depths.
+//!   where its mesh's would (`raster::Sample::shadow_depth`); a texel keeps its
+//!   samples' mean where they lie within a texel's depth, the farthest across a jump
+//!   (`atlas::Texel::shadow_depth`). Two channels hold the normal so that the texel has
+//!   room for both depths.
 //!
 //! Empty texels touching the silhouette carry their covered neighbours' colour, normal
 //! and depths at alpha 0 (a bilinear tap across the edge blends with the prop, not with

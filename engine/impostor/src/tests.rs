@@ -217,7 +217,7 @@ fn the_same_prop_bakes_to_the_same_bytes_on_any_thread() {
     }
 }
 
-const GOLDEN_DIGEST: &str = "04d1a15a354e3a397daf027627f578343d23a1eae3c6f6e001352b4021dd36dd";
+const GOLDEN_DIGEST: &str = "be62567f317ef22fd0d9d19d27a15544c77771ee03513e5555d863a574753c74";
 
 #[test]
 fn a_cubes_silhouette_in_every_view_has_its_analytic_area() {
