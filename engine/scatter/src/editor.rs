@@ -405,16 +405,7 @@ impl Editor {
         };
         let job = self
             .record_streamed_fill(terrain, &request)
-            .map_err(|e| match e {
-                SessionError::Fill {
-                    path: field,
-                    message,
-                } => SessionError::Fill {
-                    path: format!("{path}.{field}"),
-                    message,
-                },
-                other => other,
-            })?;
+            .map_err(|e| located(e, path))?;
         Ok((Applied::default(), Some(job)))
     }
 
@@ -680,27 +671,7 @@ impl Editor {
         event: &Event,
         path: &str,
     ) -> Result<Applied, SessionError> {
-        let locate = |e: SessionError| match e {
-            SessionError::UnknownPreset { name, path: field } => SessionError::UnknownPreset {
-                path: format!("{path}.{field}"),
-                name,
-            },
-            SessionError::Brush {
-                path: field,
-                message,
-            } => SessionError::Brush {
-                path: format!("{path}.{field}"),
-                message,
-            },
-            SessionError::Fill {
-                path: field,
-                message,
-            } => SessionError::Fill {
-                path: format!("{path}.{field}"),
-                message,
-            },
-            other => other,
-        };
+        let locate = |e: SessionError| located(e, path);
         match event {
             Event::Paint {
                 preset,
@@ -809,6 +780,31 @@ fn merge(total: &mut Edit, next: &Edit) {
 }
 
 /// A fill error as the journal reports it: the region's problems under `region`.
+/// `e` with the field it names placed under the event at `path` (e.g. `events[3]`).
+fn located(e: SessionError, path: &str) -> SessionError {
+    match e {
+        SessionError::UnknownPreset { name, path: field } => SessionError::UnknownPreset {
+            path: format!("{path}.{field}"),
+            name,
+        },
+        SessionError::Brush {
+            path: field,
+            message,
+        } => SessionError::Brush {
+            path: format!("{path}.{field}"),
+            message,
+        },
+        SessionError::Fill {
+            path: field,
+            message,
+        } => SessionError::Fill {
+            path: format!("{path}.{field}"),
+            message,
+        },
+        other => other,
+    }
+}
+
 fn fill_error(error: FillError) -> SessionError {
     let field = match error {
         FillError::Density { .. } => "density",
