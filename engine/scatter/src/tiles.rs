@@ -41,13 +41,13 @@ impl TileSource {
         terrain: &Terrain,
         before: impl IntoIterator<Item = &'a Placement>,
     ) -> Self {
-        let families: FxHashSet<&str> = job.families().collect();
+        let families: FxHashSet<String> = job.families().map(str::to_owned).collect();
         let mut source = Self {
             grid: job.tiles(terrain),
             cell_m: terrain.spacing(),
             origin: terrain.min_corner(),
             before: FxHashMap::default(),
-            job: job.clone(),
+            job,
         };
         for placement in before {
             if families.contains(&*placement.family) {
