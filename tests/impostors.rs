@@ -168,7 +168,8 @@ struct Guard {
 const MEASURED_SHADOW_PIXELS: usize = 25;
 
 /// Props covering fewer pixels a bearing at the switch distance are reported, not
-/// judged: the daisy's, tuft's and reed's 0 to 5 are silhouette edge.
+/// judged: a few pixels are silhouette edge. Every kit prop with an impostor covers
+/// more (its plan keeps the mesh of props under 8 px there).
 const MEASURED_PIXELS: usize = 40;
 
 /// The bearings a prop is compared from, 45° apart: the impostor's views sit on a
@@ -372,9 +373,10 @@ fn every_kit_prop_with_an_impostor_looks_alike_as_coarsest_mesh_and_as_impostor_
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
     let cache = sylva_testkit::kit_cache();
     let props = props_with_an_impostor(&cache);
-    // Trees, shrubs, flowers, grass, pebbles and reeds; boulders, rocks, logs,
-    // driftwood and the snag keep their coarsest mesh (`sylva_bake::impostor_plan`).
-    assert!(props.len() >= 13, "{props:?}");
+    // Trees, shrubs and pebbles; boulders, rocks, logs, driftwood and the snag keep
+    // their coarsest mesh, and so do the flowers, grass and reeds, a few pixels across
+    // where an impostor would take over (`sylva_bake::impostor_plan`).
+    assert!(props.len() >= 9, "{props:?}");
     let mut stage = Stage::new(flat_ground(129, 4.0));
     let mut rows = Vec::new();
     let mut failures = Vec::new();
@@ -389,7 +391,7 @@ fn every_kit_prop_with_an_impostor_looks_alike_as_coarsest_mesh_and_as_impostor_
         }
     }
     save("impostor-vs-mesh.png", &stacked(&rows));
-    assert!(judged >= 3, "only {judged} props big enough to judge");
+    assert_eq!(judged, props.len(), "every prop with an impostor covers enough to judge");
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

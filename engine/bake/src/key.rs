@@ -6,7 +6,7 @@ use crate::settings::BakeSettings;
 
 /// Bumped whenever the baker's output for the same input and settings changes (a new
 /// stage, a different meshoptimizer, a fixed bug), so every entry re-bakes.
-pub const BAKER_VERSION: u32 = 15;
+pub const BAKER_VERSION: u32 = 16;
 
 /// An asset's source: its file and the files beside it that it reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
