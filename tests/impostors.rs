@@ -391,7 +391,11 @@ fn every_kit_prop_with_an_impostor_looks_alike_as_coarsest_mesh_and_as_impostor_
         }
     }
     save("impostor-vs-mesh.png", &stacked(&rows));
-    assert_eq!(judged, props.len(), "every prop with an impostor covers enough to judge");
+    assert_eq!(
+        judged,
+        props.len(),
+        "every prop with an impostor covers enough to judge"
+    );
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
