@@ -5,7 +5,7 @@
 //! in the rows' level proofs (`proofs.rs`), and the levels in a
 //! column of their own.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use glam::Mat4;
 
@@ -28,7 +28,8 @@ pub(crate) struct PlacementTable {
     /// The placement's slot in every part bucket of its LOD; meaningful only while its
     /// prop has a shape.
     pub(crate) slots: Vec<u32>,
-    index_of_id: HashMap<u64, u32>,
+    /// Ids are the world's own (counters and streamed tile numbers), so a fast hash.
+    index_of_id: FxHashMap<u64, u32>,
     /// The rows grouped by where they stand, with the translation of `transforms`, for
     /// the LOD pass.
     pub(crate) proofs: LevelProofs,
