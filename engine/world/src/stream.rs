@@ -12,17 +12,25 @@
 //! ask for them too, a wave that reaches at most three tiles beyond the reach; those
 //! support tiles are held while needed and not shown.
 //!
-//! [`TileStreamer::update`] never waits: it takes the tiles the workers finished,
-//! asks for the ones wanted a little beyond the reach whose neighbours are ready
-//! (nearest first), cancels the ones no longer wanted before a worker starts them,
-//! drops what is out of reach and returns what changed. A tile within reach and not
-//! back yet is counted as late and shows once it is. A tile made again (the camera gone
-//! and back) is the same, ids included (making is deterministic and ids follow from
-//! the tile), less what erases over it took: each [`Erasure`] is kept by the tiles it
-//! touches and hides what it takes whenever they are made, while their later
-//! neighbours still accept against it, as the stored fill's did before the erase.
+//! Families place independently (spacing is kept within a family), so a tile holds
+//! the families it was made with and is made again only with those it lacks, its
+//! placements of the others kept.
+//!
+//! [`TileStreamer::update`] never waits: it takes (a bounded number of) the tiles the
+//! workers finished, shows them and asks for the later neighbours they unblock; then
+//! each family whose camera has moved its step since its last pass is passed over:
+//! the tiles within its reach asked for, nearest first, those left cancelled or
+//! dropped. A family's step grows with its reach (an eighth of its hysteresis band),
+//! so trees reaching kilometres are passed over every few hundred metres and grass
+//! every few, and a pass touches only the tiles round the family's old and new
+//! camera. A tile within a family's reach and not back yet is late and shows once it
+//! is. A tile made again (the camera gone and back) is the same, ids included (making
+//! is deterministic and ids follow from the tile), less what erases over it took:
+//! each [`Erasure`] is kept by the tiles it touches and hides what it takes whenever
+//! they are made, while their later neighbours still accept against it, as the stored
+//! fill's did before the erase.
 
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -91,7 +99,8 @@ pub struct StreamStats {
     /// Tiles asked for and given up before they came back (out of reach, or asked
     /// again with more families); a worker skips them unless it already began.
     pub tiles_cancelled: u64,
-    /// Tiles in some family's reach at the last full pass that were not made yet.
+    /// Tiles within some family's reach at its last pass that are not made with it
+    /// yet, and tiles made whose families within reach wait to be shown.
     pub late_tiles: u32,
     /// Placements held after the last update: shown, made a little beyond reach, or
     /// made for later neighbours (erased ones included).
@@ -108,6 +117,8 @@ struct Held {
     made_with: u32,
     /// Families that show (in reach), less what erases take.
     shown: u32,
+    /// Families waiting in the show queue.
+    queued: u32,
 }
 
 /// A tile asked of the workers and not back yet.
@@ -178,9 +189,63 @@ pub struct TileStreamer {
     /// Every erase made over the fill, in order, and by tile the ones that touch it.
     erasures: Vec<Erasure>,
     erasures_by_tile: FxHashMap<(usize, usize), Vec<usize>>,
-    /// Where the last full pass was made: passes run when the camera moved a quarter
-    /// tile since, or tiles came back.
-    last_pass: Option<Vec2>,
+    /// Per tile, the families it must be made with: those whose reach (a little
+    /// stretched) holds it at their last pass, and those its later neighbours need.
+    demand: FxHashMap<(usize, usize), u32>,
+    /// Per tile, the families within whose reach it lay at their last pass, not made.
+    late: FxHashMap<(usize, usize), u32>,
+    /// Per family, where the camera was at its last pass.
+    passed_at: Vec<Option<Vec2>>,
+    /// Where the camera was at the last update.
+    eye: Vec2,
+    /// Placements held, all tiles together.
+    resident: u64,
+    /// Tiles to ask for at the end of this update, once their earlier neighbours are.
+    to_ask: Vec<(usize, usize)>,
+    /// Tiles and families a pass found within their show radius, shown over the
+    /// updates that follow as the arrivals budget allows.
+    to_show: VecDeque<((usize, usize), u32)>,
+}
+
+/// The most placements one update shows: a batch of tiles arriving or coming into a
+/// family's show radius together is mirrored over several frames instead of stalling
+/// one (they show beyond the reach, where nothing draws them yet).
+const SHOWN_PER_UPDATE: usize = 8_000;
+
+/// How far beyond a family's reach its support wave goes: three tiles' diagonals
+/// (a tile's earlier neighbours are at most three phases deep).
+const SUPPORT_TILES: f32 = 3.0 * std::f32::consts::SQRT_2;
+
+/// A rectangle of tiles, inclusive.
+#[derive(Clone, Copy)]
+struct TileRange {
+    x: (usize, usize),
+    z: (usize, usize),
+}
+
+impl TileRange {
+    fn tiles(self) -> impl Iterator<Item = (usize, usize)> {
+        (self.z.0..=self.z.1).flat_map(move |z| (self.x.0..=self.x.1).map(move |x| (x, z)))
+    }
+
+    fn union(self, other: Self) -> Self {
+        TileRange {
+            x: (self.x.0.min(other.x.0), self.x.1.max(other.x.1)),
+            z: (self.z.0.min(other.z.0), self.z.1.max(other.z.1)),
+        }
+    }
+}
+
+/// A family's distances for one pass.
+#[derive(Clone, Copy)]
+struct Radii {
+    /// Shown within (its reach plus the step its passes are apart, so whatever comes
+    /// within its reach before the next pass already shows).
+    show: f32,
+    /// Asked within.
+    ask: f32,
+    /// Kept until past.
+    keep: f32,
 }
 
 /// An erase over a streamed fill: what it took stays taken whenever its tiles are made.
@@ -238,6 +303,7 @@ impl TileStreamer {
                 tiles: tiles.0 * tiles.1,
             });
         }
+        let families = settings.reach_m.len();
         let queue = Arc::new(Queue::default());
         let (sender, made) = channel();
         let workers = (0..settings.workers.max(1))
@@ -276,7 +342,13 @@ impl TileStreamer {
             error: None,
             erasures: Vec::new(),
             erasures_by_tile: FxHashMap::default(),
-            last_pass: None,
+            demand: FxHashMap::default(),
+            late: FxHashMap::default(),
+            passed_at: vec![None; families],
+            eye: Vec2::ZERO,
+            resident: 0,
+            to_ask: Vec::new(),
+            to_show: VecDeque::new(),
         })
     }
 
@@ -331,7 +403,8 @@ impl TileStreamer {
         let mut changes = StreamChanges::default();
         let center = erasure.center;
         let touched: Vec<(usize, usize)> = self
-            .tiles_within(center, radius)
+            .range_within(center, radius)
+            .tiles()
             .filter(|&tile| self.distance_to(tile, center) <= radius)
             .collect();
         for &tile in &touched {
@@ -355,146 +428,206 @@ impl TileStreamer {
     /// cancels and drops what it no longer does, and says what changed. Never waits.
     pub fn update(&mut self, camera: Vec3) -> StreamChanges {
         let mut changes = StreamChanges::default();
-        let came_back = self.take_made(&mut changes);
-        let eye = Vec2::new(camera.x, camera.z);
-        let moved = self
-            .last_pass
-            .is_none_or(|last| last.distance(eye) >= self.tile_m / 4.0);
-        if came_back || moved {
-            self.last_pass = Some(eye);
-            let demand = self.demand(eye);
-            self.drop_beyond(eye, &demand, &mut changes);
-            self.show_and_ask(eye, &demand, &mut changes);
+        self.eye = Vec2::new(camera.x, camera.z);
+        self.show_queued(&mut changes);
+        self.take_made(&mut changes);
+        for family in 0..self.settings.reach_m.len() {
+            let step = self.step(family);
+            let due = self.passed_at[family].is_none_or(|at| at.distance(self.eye) >= step);
+            if due {
+                self.pass(family, &mut changes);
+            }
         }
+        self.ask_waiting();
         self.stats.resident_tiles = self.held.len() as u32;
-        self.stats.resident_placements = self
-            .held
-            .values()
-            .map(|held| held.placements.len() as u64)
-            .sum();
+        self.stats.resident_placements = self.resident;
+        let queued_in_reach = self.to_show.iter().filter(|&&(tile, bit)| {
+            let reach = self.settings.reach_m[bit.trailing_zeros() as usize].1;
+            self.distance_to(tile, self.eye) <= reach
+        });
+        self.stats.late_tiles = (self.late.len() + queued_in_reach.count()) as u32;
         changes
     }
 
-    /// Per tile, the families it must be made with: those whose reach, a little
-    /// stretched, holds it, and those its later neighbours need made first.
-    fn demand(&self, eye: Vec2) -> FxHashMap<(usize, usize), u32> {
-        let ask = 1.0 + self.settings.hysteresis / 2.0;
-        let farthest = self.farthest(ask);
-        let mut demand: FxHashMap<(usize, usize), u32> = FxHashMap::default();
-        for tile in self.tiles_within(eye, farthest) {
-            let asked = self.families_within(tile, eye, ask);
-            if asked != 0 {
-                demand.insert(tile, asked);
-            }
-        }
-        for phase in (1..4u8).rev() {
-            let needy: Vec<((usize, usize), u32)> = demand
-                .iter()
-                .filter(|(&tile, _)| TileGrid::phase(tile) == phase)
-                .map(|(&tile, &need)| (tile, need))
-                .collect();
-            for (tile, need) in needy {
-                let made_with = self.held.get(&tile).map_or(0, |held| held.made_with);
-                let target = need | made_with;
-                if target & !made_with == 0 {
-                    continue;
-                }
-                for neighbour in self.earlier(tile) {
-                    *demand.entry(neighbour).or_default() |= target;
-                }
-            }
-        }
-        demand
+    /// How far the camera moves between two passes over `family`: a quarter tile, or
+    /// an eighth of the family's hysteresis band where that is longer.
+    fn step(&self, family: usize) -> f32 {
+        let reach = self.settings.reach_m[family].1;
+        (self.tile_m / 4.0).max(reach * self.settings.hysteresis / 8.0)
     }
 
-    /// Hides held families farther than `1 + hysteresis` times their reach, forgets
-    /// those no tile needs either, drops tiles left with none, and cancels asked tiles
-    /// no longer needed.
-    fn drop_beyond(
-        &mut self,
-        eye: Vec2,
-        demand: &FxHashMap<(usize, usize), u32>,
-        changes: &mut StreamChanges,
-    ) {
-        let keep = 1.0 + self.settings.hysteresis;
-        let tiles: Vec<(usize, usize)> = self.held.keys().copied().collect();
-        let families = self.settings.reach_m.clone();
-        for tile in tiles {
-            let in_reach = self.families_within(tile, eye, keep);
-            let needed = in_reach | demand.get(&tile).copied().unwrap_or(0);
-            let held = &self.held[&tile];
-            let (made_with, shown) = (held.made_with, held.shown);
-            let hidden = shown & !in_reach;
-            if hidden != 0 {
-                changes
-                    .removed
-                    .extend(self.visible(tile, &held.placements, hidden).map(|p| p.id));
-            }
-            let kept = made_with & needed;
-            let held = self.held.get_mut(&tile).expect("listed above");
-            held.shown &= in_reach;
-            if kept == 0 {
-                self.held.remove(&tile);
-                self.stats.tiles_dropped += 1;
-            } else if kept != made_with {
-                let placements: Vec<Placement> = held
-                    .placements
-                    .iter()
-                    .filter(|p| kept & family_bit(&families, &p.family) != 0)
-                    .cloned()
-                    .collect();
-                held.placements = Arc::new(placements);
-                held.made_with = kept;
-                held.shown &= kept;
-            }
+    fn radii(&self, family: usize) -> Radii {
+        let reach = self.settings.reach_m[family].1;
+        let hysteresis = self.settings.hysteresis;
+        let ask = reach * (1.0 + hysteresis / 2.0);
+        Radii {
+            show: (reach + self.step(family)).min(ask),
+            ask,
+            keep: reach * (1.0 + hysteresis),
         }
-        let stats = &mut self.stats;
-        self.pending.retain(|tile, pending| {
-            let needed = demand
-                .get(tile)
-                .is_some_and(|&need| need & pending.families != 0);
-            if !needed {
-                pending.cancelled.store(true, Ordering::Relaxed);
-                stats.tiles_cancelled += 1;
-            }
-            needed
-        });
     }
 
-    /// Shows what came into reach over tiles held, counts the tiles in reach not made
-    /// yet, and asks the workers for the tiles whose earlier neighbours are ready.
-    fn show_and_ask(
-        &mut self,
-        eye: Vec2,
-        demand: &FxHashMap<(usize, usize), u32>,
-        changes: &mut StreamChanges,
-    ) {
-        let mut late = 0;
-        let mut jobs = Vec::new();
-        for (&tile, &need) in demand {
-            let wanted = self.families_within(tile, eye, 1.0);
-            let (made_with, shown) = self
-                .held
-                .get(&tile)
-                .map_or((0, 0), |held| (held.made_with, held.shown));
-            let newly_shown = wanted & made_with & !shown;
-            if newly_shown != 0 {
-                let held = &self.held[&tile];
-                changes
-                    .added
-                    .extend(self.visible(tile, &held.placements, newly_shown).cloned());
-                self.held.get_mut(&tile).expect("held").shown |= newly_shown;
+    /// Passes over `family` from the camera where it is now: asks for the tiles within
+    /// its reach (and their support), shows those made, hides and drops those left,
+    /// cancels those asked and no longer needed. Touches only the tiles round the
+    /// family's last pass and this one.
+    fn pass(&mut self, family: usize, changes: &mut StreamChanges) {
+        let bit = 1u32 << family;
+        let eye = self.eye;
+        let radii = self.radii(family);
+        let reach = self.settings.reach_m[family].1;
+        let margin = SUPPORT_TILES * self.tile_m;
+        let extent = radii.keep.max(radii.ask) + margin;
+        let region = match self.passed_at[family].replace(eye) {
+            Some(before) => self
+                .range_within(before, extent)
+                .union(self.range_within(eye, extent)),
+            None => self.range_within(eye, extent),
+        };
+        // What this family wanted before goes; what it wants now comes.
+        for tile in region.tiles() {
+            for map in [&mut self.demand, &mut self.late] {
+                if let Some(bits) = map.get_mut(&tile) {
+                    *bits &= !bit;
+                    if *bits == 0 {
+                        map.remove(&tile);
+                    }
+                }
             }
-            late += u32::from(wanted & !made_with != 0);
-            let target = need | made_with;
-            if target & !made_with == 0 {
+        }
+        let mut by_phase: [Vec<(usize, usize)>; 4] = Default::default();
+        for tile in self.range_within(eye, radii.ask).tiles() {
+            let distance = self.distance_to(tile, eye);
+            if distance > radii.ask {
                 continue;
             }
-            let pending = self
+            *self.demand.entry(tile).or_default() |= bit;
+            by_phase[usize::from(TileGrid::phase(tile))].push(tile);
+            let made = self
+                .held
+                .get(&tile)
+                .is_some_and(|held| held.made_with & bit != 0);
+            if distance <= reach && !made {
+                *self.late.entry(tile).or_default() |= bit;
+            }
+        }
+        // A tile not made with the family needs its earlier neighbours made with it.
+        for phase in (1..4).rev() {
+            for tile in std::mem::take(&mut by_phase[phase]) {
+                if self.made_with(tile) & bit != 0 {
+                    continue;
+                }
+                for neighbour in self.earlier(tile).collect::<Vec<_>>() {
+                    let bits = self.demand.entry(neighbour).or_default();
+                    if *bits & bit == 0 {
+                        *bits |= bit;
+                        by_phase[usize::from(TileGrid::phase(neighbour))].push(neighbour);
+                    }
+                }
+            }
+        }
+        for tile in region.tiles() {
+            let demanded = self.demand.get(&tile).copied().unwrap_or(0);
+            if demanded & bit != 0 {
+                self.to_ask.push(tile);
+            }
+            if let Some(pending) = self.pending.get(&tile) {
+                if pending.families & demanded == 0 {
+                    pending.cancelled.store(true, Ordering::Relaxed);
+                    self.pending.remove(&tile);
+                    self.stats.tiles_cancelled += 1;
+                }
+            }
+            let Some(held) = self.held.get(&tile) else {
+                continue;
+            };
+            let distance = self.distance_to(tile, eye);
+            let (made_with, shown) = (held.made_with, held.shown);
+            if shown & bit != 0 && distance > radii.keep {
+                changes
+                    .removed
+                    .extend(self.visible(tile, &held.placements, bit).map(|p| p.id));
+                self.held.get_mut(&tile).expect("held").shown &= !bit;
+            } else if shown & bit == 0 && made_with & bit != 0 && distance <= radii.show {
+                let held = self.held.get_mut(&tile).expect("held");
+                if held.queued & bit == 0 {
+                    held.queued |= bit;
+                    self.to_show.push_back((tile, bit));
+                }
+            }
+            if made_with & bit != 0 && distance > radii.keep && demanded & bit == 0 {
+                self.forget(tile, bit);
+            }
+        }
+    }
+
+    /// Shows the queued tiles' families still held, unshown and within their keep
+    /// distance, until [`SHOWN_PER_UPDATE`] placements have been added.
+    fn show_queued(&mut self, changes: &mut StreamChanges) {
+        while changes.added.len() < SHOWN_PER_UPDATE {
+            let Some((tile, bit)) = self.to_show.pop_front() else {
+                break;
+            };
+            let family = bit.trailing_zeros() as usize;
+            let within = self.distance_to(tile, self.eye) <= self.radii(family).keep;
+            let Some(held) = self.held.get_mut(&tile) else {
+                continue;
+            };
+            held.queued &= !bit;
+            let held = &self.held[&tile];
+            if held.made_with & bit == 0 || held.shown & bit != 0 || !within {
+                continue;
+            }
+            changes
+                .added
+                .extend(self.visible(tile, &held.placements, bit).cloned());
+            self.held.get_mut(&tile).expect("held").shown |= bit;
+        }
+    }
+
+    /// Forgets `tile`'s placements of the families `bits` sets (hidden already); drops
+    /// the tile when it is left with none.
+    fn forget(&mut self, tile: (usize, usize), bits: u32) {
+        let families = &self.settings.reach_m;
+        let held = self.held.get_mut(&tile).expect("held");
+        let kept = held.made_with & !bits;
+        let before = held.placements.len();
+        if kept == 0 {
+            self.held.remove(&tile);
+            self.stats.tiles_dropped += 1;
+        } else {
+            let placements: Vec<Placement> = held
+                .placements
+                .iter()
+                .filter(|p| kept & family_bit(families, &p.family) != 0)
+                .cloned()
+                .collect();
+            held.placements = Arc::new(placements);
+            held.made_with = kept;
+            held.shown &= kept;
+        }
+        let after = self.held.get(&tile).map_or(0, |held| held.placements.len());
+        self.resident -= (before - after) as u64;
+    }
+
+    fn made_with(&self, tile: (usize, usize)) -> u32 {
+        self.held.get(&tile).map_or(0, |held| held.made_with)
+    }
+
+    /// Asks the workers for the tiles waiting to be asked whose earlier neighbours are
+    /// made with what they lack, nearest first.
+    fn ask_waiting(&mut self) {
+        let mut jobs = Vec::new();
+        let mut waiting = std::mem::take(&mut self.to_ask);
+        waiting.sort_unstable();
+        waiting.dedup();
+        for tile in waiting {
+            let lacking = self.demand.get(&tile).copied().unwrap_or(0) & !self.made_with(tile);
+            let asked = self
                 .pending
                 .get(&tile)
                 .map_or(0, |pending| pending.families);
-            if target & !pending == 0 {
+            if lacking == 0 || lacking & !asked == 0 {
                 continue;
             }
             let earlier: Option<Vec<Arc<Vec<Placement>>>> = self
@@ -502,12 +635,12 @@ impl TileStreamer {
                 .map(|neighbour| {
                     self.held
                         .get(&neighbour)
-                        .filter(|held| target & !held.made_with == 0)
+                        .filter(|held| lacking & !held.made_with == 0)
                         .map(|held| Arc::clone(&held.placements))
                 })
                 .collect();
             let Some(earlier) = earlier else {
-                // Its earlier neighbours are not made yet (with these families).
+                // Asked again when the neighbour it waits for comes back.
                 continue;
             };
             if let Some(superseded) = self.pending.get(&tile) {
@@ -518,14 +651,14 @@ impl TileStreamer {
             self.pending.insert(
                 tile,
                 Pending {
-                    families: target,
+                    families: lacking,
                     cancelled: Arc::clone(&cancelled),
                 },
             );
             jobs.push(Job {
                 tile,
-                families: target,
-                distance_m: self.distance_to(tile, eye),
+                families: lacking,
+                distance_m: self.distance_to(tile, self.eye),
                 cancelled,
                 earlier,
             });
@@ -535,64 +668,118 @@ impl TileStreamer {
             queue.0.extend(jobs);
             self.queue.ready.notify_all();
         }
-        self.stats.late_tiles = late;
     }
 
-    /// Installs the tiles the workers finished that are still wanted as they were
-    /// asked; returns whether any came back.
-    fn take_made(&mut self, changes: &mut StreamChanges) -> bool {
-        let mut any = false;
-        while let Ok(made) = self.made.try_recv() {
-            let Some(pending) = self.pending.get(&made.tile) else {
+    /// Installs the tiles the workers finished, until [`SHOWN_PER_UPDATE`] placements
+    /// have been added, that are still wanted as they were asked: shows them where their
+    /// families reach, and queues the later neighbours that waited for them.
+    fn take_made(&mut self, changes: &mut StreamChanges) {
+        while changes.added.len() < SHOWN_PER_UPDATE {
+            let Ok(made) = self.made.try_recv() else {
+                break;
+            };
+            let tile = made.tile;
+            let Some(pending) = self.pending.get(&tile) else {
                 continue;
             };
             if pending.families != made.families || pending.cancelled.load(Ordering::Relaxed) {
                 continue;
             }
-            self.pending.remove(&made.tile);
-            any = true;
-            let placements = match made.outcome {
+            self.pending.remove(&tile);
+            self.stats.tiles_made += 1;
+            let mut placements = match made.outcome {
                 Ok(placements) => placements,
                 Err(error) => {
                     self.error.get_or_insert(error);
                     Vec::new()
                 }
             };
-            self.stats.tiles_made += 1;
-            // What showed keeps showing (the same ids); what newly came into reach
-            // shows at the pass that follows.
-            let shown = match self.held.remove(&made.tile) {
-                Some(old) => {
-                    changes.removed.extend(
-                        self.visible(made.tile, &old.placements, old.shown)
-                            .map(|p| p.id),
-                    );
-                    old.shown & made.families
-                }
-                None => 0,
-            };
+            let shown = self.showing(tile) & made.families;
             changes
                 .added
-                .extend(self.visible(made.tile, &placements, shown).cloned());
+                .extend(self.visible(tile, &placements, shown).cloned());
+            self.resident += placements.len() as u64;
+            let (made_with, shown, queued) = match self.held.remove(&tile) {
+                Some(old) => {
+                    placements.extend(old.placements.iter().cloned());
+                    placements.sort_unstable_by_key(|p| p.id);
+                    (old.made_with | made.families, old.shown | shown, old.queued)
+                }
+                None => (made.families, shown, 0),
+            };
             self.held.insert(
-                made.tile,
+                tile,
                 Held {
                     placements: Arc::new(placements),
-                    made_with: made.families,
+                    made_with,
                     shown,
+                    queued,
                 },
             );
+            if let Some(late) = self.late.get_mut(&tile) {
+                *late &= !made.families;
+                if *late == 0 {
+                    self.late.remove(&tile);
+                }
+            }
+            let later: Vec<(usize, usize)> = self.later(tile).collect();
+            self.to_ask.extend(later);
+            let earlier: Vec<(usize, usize)> = self.earlier(tile).collect();
+            for neighbour in earlier {
+                self.release_support(neighbour, made.families, changes);
+            }
         }
-        any
     }
 
-    /// The farthest any family's reach, times `stretch`, goes.
-    fn farthest(&self, stretch: f32) -> f32 {
-        self.settings
-            .reach_m
-            .iter()
-            .map(|(_, reach)| reach * stretch)
-            .fold(0.0, f32::max)
+    /// Takes back the families `bits` sets from `tile`'s demand where only its later
+    /// neighbours asked for them and none of those still waits to be made with them,
+    /// and forgets them where they are beyond their keep distance: a support tile
+    /// goes once what it supported is made.
+    fn release_support(&mut self, tile: (usize, usize), bits: u32, changes: &mut StreamChanges) {
+        let Some(&demanded) = self.demand.get(&tile) else {
+            return;
+        };
+        for family in 0..self.settings.reach_m.len() {
+            let bit = 1u32 << family;
+            if bits & demanded & bit == 0 {
+                continue;
+            }
+            let radii = self.radii(family);
+            let direct =
+                self.passed_at[family].is_some_and(|at| self.distance_to(tile, at) <= radii.ask);
+            let supporting = self.later(tile).any(|later| {
+                self.demand.get(&later).is_some_and(|&d| d & bit != 0)
+                    && self.made_with(later) & bit == 0
+            });
+            if direct || supporting {
+                continue;
+            }
+            let left = self.demand.get_mut(&tile).expect("demanded");
+            *left &= !bit;
+            if *left == 0 {
+                self.demand.remove(&tile);
+            }
+            let Some(held) = self.held.get(&tile) else {
+                continue;
+            };
+            if held.made_with & bit == 0 || self.distance_to(tile, self.eye) <= radii.keep {
+                continue;
+            }
+            if held.shown & bit != 0 {
+                changes
+                    .removed
+                    .extend(self.visible(tile, &held.placements, bit).map(|p| p.id));
+            }
+            self.forget(tile, bit);
+        }
+    }
+
+    /// The families whose show radius holds `tile` from the camera now.
+    fn showing(&self, tile: (usize, usize)) -> u32 {
+        let distance = self.distance_to(tile, self.eye);
+        (0..self.settings.reach_m.len())
+            .filter(|&family| distance <= self.radii(family).show)
+            .fold(0, |bits, family| bits | 1 << family)
     }
 
     /// `tile`'s earlier neighbours on the terrain.
@@ -601,13 +788,15 @@ impl TileStreamer {
         TileGrid::earlier(tile).filter(move |&(x, z)| x < across && z < along)
     }
 
-    /// The families whose reach, times `stretch`, holds `tile`'s nearest point.
-    fn families_within(&self, tile: (usize, usize), eye: Vec2, stretch: f32) -> u32 {
-        let distance = self.distance_to(tile, eye);
-        (0u32..)
-            .zip(&self.settings.reach_m)
-            .filter(|(_, (_, reach))| distance <= reach * stretch)
-            .fold(0, |bits, (family, _)| bits | 1 << family)
+    /// `tile`'s later neighbours on the terrain: those it is an earlier one of.
+    fn later(&self, (x, z): (usize, usize)) -> impl Iterator<Item = (usize, usize)> {
+        let (across, along) = self.tiles;
+        let phase = TileGrid::phase((x, z));
+        (z.saturating_sub(1)..=(z + 1).min(along - 1))
+            .flat_map(move |nz| {
+                (x.saturating_sub(1)..=(x + 1).min(across - 1)).map(move |nx| (nx, nz))
+            })
+            .filter(move |&neighbour| TileGrid::phase(neighbour) > phase)
     }
 
     /// The horizontal distance from `eye` to `tile`'s nearest point.
@@ -617,20 +806,21 @@ impl TileStreamer {
         (eye.clamp(low, high) - eye).length()
     }
 
-    /// The terrain's tiles whose square around `eye` of half-side `radius_m` touches.
-    fn tiles_within(&self, eye: Vec2, radius_m: f32) -> impl Iterator<Item = (usize, usize)> {
+    /// The terrain's tiles the square around `eye` of half-side `radius_m` touches.
+    fn range_within(&self, eye: Vec2, radius_m: f32) -> TileRange {
         let to_tile = |v: f32, o: f32, count: usize| {
             (((v - o) / self.tile_m).floor().max(0.0) as usize).min(count - 1)
         };
-        let (x0, x1) = (
-            to_tile(eye.x - radius_m, self.origin.x, self.tiles.0),
-            to_tile(eye.x + radius_m, self.origin.x, self.tiles.0),
-        );
-        let (z0, z1) = (
-            to_tile(eye.y - radius_m, self.origin.y, self.tiles.1),
-            to_tile(eye.y + radius_m, self.origin.y, self.tiles.1),
-        );
-        (z0..=z1).flat_map(move |z| (x0..=x1).map(move |x| (x, z)))
+        TileRange {
+            x: (
+                to_tile(eye.x - radius_m, self.origin.x, self.tiles.0),
+                to_tile(eye.x + radius_m, self.origin.x, self.tiles.0),
+            ),
+            z: (
+                to_tile(eye.y - radius_m, self.origin.y, self.tiles.1),
+                to_tile(eye.y + radius_m, self.origin.y, self.tiles.1),
+            ),
+        }
     }
 }
 

@@ -320,3 +320,44 @@ fn an_erase_over_streamed_tiles_survives_the_camera_leaving_and_coming_back() {
         Err(StreamError::Erase { .. })
     ));
 }
+
+/// Tiles arriving together show over several updates, a bounded number of placements
+/// each, and all of them in the end.
+#[test]
+fn arrivals_show_a_bounded_number_of_placements_an_update() {
+    let (stored, source, terrain) = stored_and_source();
+    let settings = StreamSettings {
+        reach_m: vec![("tree".into(), 5_000.0), ("ground".into(), 5_000.0)],
+        hysteresis: HYSTERESIS,
+        workers: 2,
+    };
+    let mut streamer = TileStreamer::new(source, terrain, settings, 0).unwrap();
+    let camera = Vec3::new(0.0, 25.0, 0.0);
+    let mut shown = BTreeMap::new();
+    let mut largest = 0;
+    let started = Instant::now();
+    loop {
+        // Let the workers finish many tiles between two updates.
+        std::thread::sleep(Duration::from_millis(100));
+        let changes = streamer.update(camera);
+        largest = largest.max(changes.added.len());
+        mirror(&mut shown, changes);
+        if streamer.stats().late_tiles == 0 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "tiles never came"
+        );
+    }
+    assert!(
+        stored.len() > 4 * SHOWN_PER_UPDATE,
+        "{}: the test needs more",
+        stored.len()
+    );
+    assert!(
+        largest < 2 * SHOWN_PER_UPDATE,
+        "{largest} shown in one update"
+    );
+    assert_eq!(shown.len(), stored.len());
+}
