@@ -126,16 +126,16 @@ impl Painter {
         painter
     }
 
-    /// Accepts a tile's candidates in order, as [`Painter::fill`] does, with no cap and
-    /// nothing erased: each placement made, beside the index of the candidate it came
-    /// from (which names it whatever else was accepted).
-    pub(crate) fn accept_each(
+    /// Accepts candidates in order, as [`Painter::fill`] does, with no cap and nothing
+    /// erased, each given with its index among its tile's: each placement made, beside
+    /// that index (which names it whatever else was accepted).
+    pub(crate) fn accept_each<'a>(
         &mut self,
         catalog: &Catalog,
-        candidates: &[Candidate],
+        candidates: impl IntoIterator<Item = (usize, &'a Candidate)>,
     ) -> Vec<(usize, Placement)> {
         let mut made = Vec::new();
-        for (index, candidate) in candidates.iter().enumerate() {
+        for (index, candidate) in candidates {
             if self.has_room(catalog, candidate) {
                 made.push((index, self.place(catalog, candidate)));
             }

@@ -84,15 +84,17 @@ impl TileSource {
     /// numbered `first_id` plus the index of its candidate in the tile, once its earlier neighbours ([`TileGrid::earlier`]) have made
     /// theirs: `earlier` holds everything they made of the families that matter (spacing
     /// is kept within a family, so a family's placements need only that family's), in any
-    /// order.
+    /// order. Only the families `wanted` takes are accepted and returned.
     pub fn make_after(
         &self,
         terrain: &Terrain,
         tile: (usize, usize),
         earlier: &[&Placement],
         first_id: u64,
+        wanted: impl Fn(&str) -> bool,
     ) -> Result<Vec<Placement>, FillError> {
         let plan = self.job.plan_tile(terrain, tile)?;
+        let catalog = self.job.catalog();
         // A tile is at least as wide as any spacing: only placements in it and its
         // neighbours can be near its candidates.
         let (x, z) = tile;
@@ -101,9 +103,12 @@ impl TileSource {
             .filter_map(|near| self.before.get(&near))
             .flatten()
             .chain(earlier.iter().copied())
+            .filter(|p| wanted(&p.family))
             .cloned();
         let mut painter = Painter::holding(MAX_PLACEMENT_CAP, standing);
-        let made = painter.accept_each(self.job.catalog(), &plan.candidates);
+        let candidates = (plan.candidates.iter().enumerate())
+            .filter(|(_, c)| wanted(&catalog.categories()[c.category].family));
+        let made = painter.accept_each(catalog, candidates);
         // Numbered by candidate, so a tile made with fewer families (whose others then
         // accept differently) names the ones it keeps as a full making does.
         Ok(made
@@ -142,7 +147,7 @@ impl TileSource {
             }
         }
         let around: Vec<&Placement> = earlier.iter().flat_map(|n| &made[n]).collect();
-        let placements = self.make_after(terrain, tile, &around, first_id)?;
+        let placements = self.make_after(terrain, tile, &around, first_id, |_| true)?;
         made.insert(tile, placements);
         Ok(())
     }

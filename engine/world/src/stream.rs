@@ -880,11 +880,9 @@ fn work(queue: &Queue, context: &WorkContext<'_>, made: &Sender<Made>) {
         let earlier: Vec<&Placement> = job.earlier.iter().flat_map(|made| made.iter()).collect();
         let outcome = context
             .source
-            .make_after(context.terrain, job.tile, &earlier, first_id)
-            .map(|mut placements| {
-                // Only the families asked for: a far tile holds its trees, not its grass.
-                placements.retain(|p| job.families & family_bit(context.families, &p.family) != 0);
-                placements
+            // Only the families asked for: a far tile holds its trees, not its grass.
+            .make_after(context.terrain, job.tile, &earlier, first_id, |family| {
+                job.families & family_bit(context.families, family) != 0
             });
         let sent = made.send(Made {
             tile: job.tile,
