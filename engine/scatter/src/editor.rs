@@ -779,7 +779,6 @@ fn merge(total: &mut Edit, next: &Edit) {
     total.added.extend(next.added.iter().cloned());
 }
 
-/// A fill error as the journal reports it: the region's problems under `region`.
 /// `e` with the field it names placed under the event at `path` (e.g. `events[3]`).
 fn located(e: SessionError, path: &str) -> SessionError {
     match e {
@@ -805,6 +804,7 @@ fn located(e: SessionError, path: &str) -> SessionError {
     }
 }
 
+/// A fill error as the journal reports it: the region's problems under `region`.
 fn fill_error(error: FillError) -> SessionError {
     let field = match error {
         FillError::Density { .. } => "density",

@@ -477,7 +477,8 @@ impl TileStreamer {
         let radii = self.radii(family);
         let reach = self.settings.reach_m[family].1;
         let margin = SUPPORT_TILES * self.tile_m;
-        let extent = radii.keep.max(radii.ask) + margin;
+        // Kept reaches past asked (hysteresis ≥ 0).
+        let extent = radii.keep + margin;
         let region = match self.passed_at[family].replace(eye) {
             Some(before) => self
                 .range_within(before, extent)
@@ -701,7 +702,11 @@ impl TileStreamer {
             self.resident += placements.len() as u64;
             let (made_with, shown, queued) = match self.held.remove(&tile) {
                 Some(old) => {
-                    placements.extend(old.placements.iter().cloned());
+                    // Unshared unless a queued job still reads it.
+                    match Arc::try_unwrap(old.placements) {
+                        Ok(own) => placements.extend(own),
+                        Err(shared) => placements.extend(shared.iter().cloned()),
+                    }
                     placements.sort_unstable_by_key(|p| p.id);
                     (old.made_with | made.families, old.shown | shown, old.queued)
                 }

@@ -117,7 +117,7 @@ pub fn run(args: Args) -> Result<()> {
     let frame = Duration::from_secs_f32(1.0 / args.fps);
     let frames = (args.seconds * args.fps).ceil() as usize;
     let mut cpu_ms = Vec::with_capacity(frames);
-    let (mut stream_ms, mut lod_ms) = (cpu_ms.clone(), cpu_ms.clone());
+    let (mut stream_ms, mut lod_ms) = (Vec::with_capacity(frames), Vec::with_capacity(frames));
     let (mut late_cells, mut peak_resident, mut last) = (0u64, 0u64, Default::default());
     let flying = Instant::now();
     for index in 0..frames {
