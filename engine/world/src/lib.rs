@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use glam::{Vec2, Vec3};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use sylva_buckets::{scale_of, Member, PlacementRegistry, PropKey, PropShape, RegistryError};
 use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport};
 use sylva_scatter::{
@@ -48,6 +48,20 @@ pub struct World {
     /// Whether journalled streamed fills are left to stream (else they are made whole).
     streams: bool,
     streamed: Vec<StreamedFill>,
+    /// Streamed tiles, by fill, whose far placements changed since a renderer last
+    /// drained them.
+    far_changed: FxHashSet<(usize, (usize, usize))>,
+}
+
+/// How far a spacing family of streamed fills is seen, and from where on it is far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FamilyReach {
+    pub family: Arc<str>,
+    /// Metres out to which its placements exist.
+    pub reach_m: f32,
+    /// Metres past which each of its placements draws at its prop's last level; its
+    /// placements there are far ([`stream::StreamSettings::near_m`]).
+    pub near_m: f32,
 }
 
 /// A fill journalled as streamed, in a world that streams: what its tiles are made
@@ -69,6 +83,7 @@ impl World {
             keys: FxHashMap::default(),
             streams: false,
             streamed: Vec::new(),
+            far_changed: FxHashSet::default(),
         })
     }
 
@@ -344,14 +359,14 @@ impl World {
     /// are made again.
     fn erase_streamed(&mut self, erasure: Erasure) -> Result<(), WorldError> {
         let mut changes = Vec::new();
-        for fill in &mut self.streamed {
+        for (index, fill) in self.streamed.iter_mut().enumerate() {
             match &mut fill.streamer {
-                Some(streamer) => changes.push(streamer.erase(erasure.clone())?),
+                Some(streamer) => changes.push((index, streamer.erase(erasure.clone())?)),
                 None => fill.erasures.push(erasure.clone()),
             }
         }
-        for change in changes {
-            self.mirror_stream(change)?;
+        for (index, change) in changes {
+            self.mirror_stream(index, change)?;
         }
         Ok(())
     }
@@ -359,10 +374,16 @@ impl World {
     /// Per spacing family the streamed fills place, how far its props can be seen: the
     /// largest distance at which a described prop of the family, at the largest scale
     /// the fills' picks give it, is drawn before its screen-size cull (or its maximum
-    /// distance). Families without a described prop are left out: nothing draws them.
-    pub fn stream_reach(&self) -> Vec<(Arc<str>, f32)> {
+    /// distance); and from where on every one of them draws at its last level (past
+    /// its last switch and that switch's fade), so that it needs no LOD of its own.
+    /// Families without a described prop are left out: nothing draws them.
+    pub fn stream_reach(&self) -> Vec<FamilyReach> {
         let catalog = self.editor.catalog();
-        let mut reach: Vec<(Arc<str>, f32)> = Vec::new();
+        let fade = self
+            .lod
+            .screen_error()
+            .map_or(0.0, |screen| screen.hysteresis);
+        let mut reach: Vec<FamilyReach> = Vec::new();
         for fill in &self.streamed {
             for pick in &fill.source.job().preset().picks {
                 let Some(category) = catalog.category(&pick.category) else {
@@ -377,18 +398,29 @@ impl World {
                     let Some(switches) = switches else {
                         continue;
                     };
-                    let metres = switches.cull_m(pick.scale.1 * prop.scale.1);
-                    match reach
-                        .iter_mut()
-                        .find(|(family, _)| *family == category.family)
-                    {
-                        Some((_, far)) => *far = far.max(metres),
-                        None => reach.push((Arc::clone(&category.family), metres)),
+                    let scale = pick.scale.1 * prop.scale.1;
+                    let metres = switches.cull_m(scale);
+                    let last = switches.levels().saturating_sub(2);
+                    let near = if switches.levels() < 2 {
+                        0.0
+                    } else {
+                        switches.edge_m(last, scale) * (1.0 + fade)
+                    };
+                    match reach.iter_mut().find(|r| r.family == category.family) {
+                        Some(r) => {
+                            r.reach_m = r.reach_m.max(metres);
+                            r.near_m = r.near_m.max(near);
+                        }
+                        None => reach.push(FamilyReach {
+                            family: Arc::clone(&category.family),
+                            reach_m: metres,
+                            near_m: near,
+                        }),
                     }
                 }
             }
         }
-        reach.retain(|(_, metres)| metres.is_finite() && *metres > 0.0);
+        reach.retain(|r| r.reach_m.is_finite() && r.reach_m > 0.0);
         reach
     }
 
@@ -397,17 +429,23 @@ impl World {
     /// hysteresis` times it. Describe the props first; started again, the streams begin
     /// afresh (their placements leave the registry first).
     pub fn start_streams(&mut self, hysteresis: f32, workers: usize) -> Result<(), WorldError> {
-        let reach_m = self.stream_reach();
+        let reach = self.stream_reach();
         for index in 0..self.streamed.len() {
             if let Some(old) = self.streamed[index].streamer.take() {
-                let ids: Vec<PlacementId> = old.placements().map(|p| p.id).collect();
+                let ids: Vec<PlacementId> = old.near_placements().map(|p| p.id).collect();
                 for id in ids {
                     self.registry.remove(id.0)?;
                 }
+                self.far_changed
+                    .extend(old.far_tiles().map(|tile| (index, tile)));
             }
             let fill = &self.streamed[index];
             let settings = StreamSettings {
-                reach_m: reach_m.clone(),
+                reach_m: reach
+                    .iter()
+                    .map(|r| (Arc::clone(&r.family), r.reach_m))
+                    .collect(),
+                near_m: reach.iter().map(|r| r.near_m).collect(),
                 hysteresis,
                 workers,
             };
@@ -436,7 +474,7 @@ impl World {
             };
             let changes = streamer.update(camera);
             let stats = streamer.stats();
-            self.mirror_stream(changes)?;
+            self.mirror_stream(index, changes)?;
             total.tiles_made += stats.tiles_made;
             total.tiles_dropped += stats.tiles_dropped;
             total.tiles_cancelled += stats.tiles_cancelled;
@@ -460,7 +498,32 @@ impl World {
         self.streamed.len()
     }
 
-    fn mirror_stream(&mut self, changes: StreamChanges) -> Result<(), WorldError> {
+    /// The streamed tiles whose far placements changed since the last call, as (fill,
+    /// tile): a renderer builds each one's far block again from
+    /// [`World::far_placements`] (an empty one goes).
+    pub fn drain_far_changes(&mut self) -> Vec<(usize, (usize, usize))> {
+        let mut changed: Vec<_> = self.far_changed.drain().collect();
+        changed.sort_unstable();
+        changed
+    }
+
+    /// The far placements streamed fill `fill` shows in `tile` now: each draws at its
+    /// prop's last level, where its screen size does not cull it.
+    pub fn far_placements(
+        &self,
+        fill: usize,
+        tile: (usize, usize),
+    ) -> impl Iterator<Item = &Placement> {
+        self.streamed
+            .get(fill)
+            .and_then(|fill| fill.streamer.as_ref())
+            .into_iter()
+            .flat_map(move |streamer| streamer.far_placements(tile))
+    }
+
+    fn mirror_stream(&mut self, fill: usize, changes: StreamChanges) -> Result<(), WorldError> {
+        self.far_changed
+            .extend(changes.far_changed.into_iter().map(|tile| (fill, tile)));
         for id in changes.removed {
             self.registry.remove(id.0)?;
         }

@@ -16,6 +16,14 @@
 //! the families it was made with and is made again only with those it lacks, its
 //! placements of the others kept.
 //!
+//! A family may also have a near distance, past which every one of its props draws at
+//! its last level (an impostor, or its coarsest mesh): there its placements need no
+//! LOD of their own, so they are far, left in their tiles for a renderer to draw as one
+//! instance block a tile ([`TileStreamer::far_placements`]), where a forest seen to
+//! the horizon would otherwise put millions of placements in the registry and the LOD
+//! schedule. A tile turns near within the near distance and far again past `1 +
+//! hysteresis` times it, over near passes as frequent as the near distance asks.
+//!
 //! [`TileStreamer::update`] never waits: it takes (a bounded number of) the tiles the
 //! workers finished, shows them and asks for the later neighbours they unblock; then
 //! each family whose camera has moved its step since its last pass is passed over:
@@ -58,6 +66,10 @@ pub const MAX_STREAMED_FILLS: usize = 1 << FILL_BITS;
 pub enum StreamError {
     #[error("family `{family}` has a reach of {reach_m} m; a reach is a positive number")]
     Reach { family: String, reach_m: f32 },
+    #[error("family `{family}` is near to {near_m} m; a near distance is 0 or more")]
+    Near { family: String, near_m: f32 },
+    #[error("{near} near distances for {families} families")]
+    NearCount { near: usize, families: usize },
     #[error("hysteresis {hysteresis} is outside [0, 1]")]
     Hysteresis { hysteresis: f32 },
     #[error(
@@ -76,7 +88,15 @@ pub struct StreamSettings {
     /// Per spacing family the fill places, in metres; families not listed are not
     /// streamed (nothing shows them).
     pub reach_m: Vec<(Arc<str>, f32)>,
-    /// A held family is dropped only past `reach × (1 + hysteresis)`.
+    /// Per family of `reach_m`, in its order: within this distance its placements are
+    /// near, each mirrored into the registry for its own LOD; beyond it, out to the
+    /// reach, they are far, where every one of them draws at its prop's last level, and
+    /// are left in their tiles for a renderer to draw a tile's far placements as one
+    /// block ([`TileStreamer::far_placements`]). A family not listed is near to its
+    /// reach.
+    pub near_m: Vec<f32>,
+    /// A held family is dropped only past `reach × (1 + hysteresis)`, and turns far
+    /// again only past `near × (1 + hysteresis)`.
     pub hysteresis: f32,
     /// Worker threads making tiles (at least one).
     pub workers: usize,
@@ -85,8 +105,13 @@ pub struct StreamSettings {
 /// What one [`TileStreamer::update`] changed, for a registry to mirror.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StreamChanges {
+    /// Near placements shown.
     pub added: Vec<Placement>,
+    /// Near placements hidden.
     pub removed: Vec<PlacementId>,
+    /// Tiles whose far placements changed (a tile may repeat): read them again with
+    /// [`TileStreamer::far_placements`].
+    pub far_changed: Vec<(usize, usize)>,
 }
 
 /// Counts since the streamer began, and the state after the last update.
@@ -117,6 +142,8 @@ struct Held {
     made_with: u32,
     /// Families that show (in reach), less what erases take.
     shown: u32,
+    /// Of those shown, the families shown near (one by one); the others are far.
+    near: u32,
     /// Families waiting in the show queue.
     queued: u32,
 }
@@ -194,8 +221,9 @@ pub struct TileStreamer {
     demand: FxHashMap<(usize, usize), u32>,
     /// Per tile, the families within whose reach it lay at their last pass, not made.
     late: FxHashMap<(usize, usize), u32>,
-    /// Per family, where the camera was at its last pass.
+    /// Per family, where the camera was at its last pass, and at its last near pass.
     passed_at: Vec<Option<Vec2>>,
+    near_passed_at: Vec<Option<Vec2>>,
     /// Where the camera was at the last update.
     eye: Vec2,
     /// Placements held, all tiles together.
@@ -211,6 +239,13 @@ pub struct TileStreamer {
 /// family's show radius together is mirrored over several frames instead of stalling
 /// one (they show beyond the reach, where nothing draws them yet).
 const SHOWN_PER_UPDATE: usize = 8_000;
+
+/// The most tiles whose far placements one update changes: each is a block a
+/// renderer builds again.
+const FAR_CHANGED_PER_UPDATE: usize = 2_048;
+
+/// Side, in tiles, of the blocks a pass skips whole when nothing in them can change.
+const QUIET_BLOCK_TILES: usize = 16;
 
 /// How far beyond a family's reach its support wave goes: three tiles' diagonals
 /// (a tile's earlier neighbours are at most three phases deep).
@@ -246,6 +281,11 @@ struct Radii {
     ask: f32,
     /// Kept until past.
     keep: f32,
+    /// Shown near within (its near distance plus the step its near passes are apart);
+    /// ∞ for a family with no far field.
+    near: f32,
+    /// Shown far again only past.
+    far: f32,
 }
 
 /// An erase over a streamed fill: what it took stays taken whenever its tiles are made.
@@ -283,6 +323,20 @@ impl TileStreamer {
                 return Err(StreamError::Reach {
                     family: family.to_string(),
                     reach_m: *reach_m,
+                });
+            }
+        }
+        if settings.near_m.len() > settings.reach_m.len() {
+            return Err(StreamError::NearCount {
+                near: settings.near_m.len(),
+                families: settings.reach_m.len(),
+            });
+        }
+        for ((family, _), &near_m) in settings.reach_m.iter().zip(&settings.near_m) {
+            if near_m.is_nan() || near_m < 0.0 {
+                return Err(StreamError::Near {
+                    family: family.to_string(),
+                    near_m,
                 });
             }
         }
@@ -345,6 +399,7 @@ impl TileStreamer {
             demand: FxHashMap::default(),
             late: FxHashMap::default(),
             passed_at: vec![None; families],
+            near_passed_at: vec![None; families],
             eye: Vec2::ZERO,
             resident: 0,
             to_ask: Vec::new(),
@@ -367,7 +422,30 @@ impl TileStreamer {
             && (id.0 >> (TILE_BITS + ORDINAL_BITS)) & ((1 << FILL_BITS) - 1) == self.fill_number
     }
 
-    /// Every placement shown now.
+    /// The far placements `tile` shows now: none when it holds none.
+    pub fn far_placements(&self, tile: (usize, usize)) -> impl Iterator<Item = &Placement> {
+        self.held
+            .get(&tile)
+            .into_iter()
+            .flat_map(move |held| self.visible(tile, &held.placements, held.shown & !held.near))
+    }
+
+    /// The tiles showing far placements now.
+    pub fn far_tiles(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.held
+            .iter()
+            .filter(|(_, held)| held.shown & !held.near != 0)
+            .map(|(&tile, _)| tile)
+    }
+
+    /// Every placement shown near now (a registry mirroring the changes holds them).
+    pub fn near_placements(&self) -> impl Iterator<Item = &Placement> {
+        self.held
+            .iter()
+            .flat_map(move |(&tile, held)| self.visible(tile, &held.placements, held.near))
+    }
+
+    /// Every placement shown now, near and far.
     pub fn placements(&self) -> impl Iterator<Item = &Placement> {
         self.held
             .iter()
@@ -410,10 +488,17 @@ impl TileStreamer {
         for &tile in &touched {
             if let Some(held) = self.held.get(&tile) {
                 changes.removed.extend(
-                    self.visible(tile, &held.placements, held.shown)
+                    self.visible(tile, &held.placements, held.near)
                         .filter(|p| erasure.takes(p))
                         .map(|p| p.id),
                 );
+                let far = held.shown & !held.near;
+                if self
+                    .visible(tile, &held.placements, far)
+                    .any(|p| erasure.takes(p))
+                {
+                    changes.far_changed.push(tile);
+                }
             }
         }
         let index = self.erasures.len();
@@ -437,6 +522,12 @@ impl TileStreamer {
             if due {
                 self.pass(family, &mut changes);
             }
+            let near_step = self.near_step(family);
+            let near_due = self.near_m(family).is_finite()
+                && self.near_passed_at[family].is_none_or(|at| at.distance(self.eye) >= near_step);
+            if near_due {
+                self.pass_near(family, &mut changes);
+            }
         }
         self.ask_waiting();
         self.stats.resident_tiles = self.held.len() as u32;
@@ -456,59 +547,69 @@ impl TileStreamer {
         (self.tile_m / 4.0).max(reach * self.settings.hysteresis / 8.0)
     }
 
+    /// Where `family`'s placements turn far: ∞ when it has no far field (none given,
+    /// or not nearer than its reach).
+    fn near_m(&self, family: usize) -> f32 {
+        let reach = self.settings.reach_m[family].1;
+        match self.settings.near_m.get(family) {
+            Some(&near) if near < reach => near,
+            _ => f32::INFINITY,
+        }
+    }
+
+    /// How far the camera moves between two near passes over `family`: a quarter tile,
+    /// or an eighth of its near hysteresis band where that is longer.
+    fn near_step(&self, family: usize) -> f32 {
+        (self.tile_m / 4.0).max(self.near_m(family) * self.settings.hysteresis / 8.0)
+    }
+
     fn radii(&self, family: usize) -> Radii {
         let reach = self.settings.reach_m[family].1;
         let hysteresis = self.settings.hysteresis;
         let ask = reach * (1.0 + hysteresis / 2.0);
+        let near_m = self.near_m(family);
+        let near = near_m + self.near_step(family);
         Radii {
             show: (reach + self.step(family)).min(ask),
             ask,
             keep: reach * (1.0 + hysteresis),
+            near,
+            far: near + near_m * hysteresis,
         }
     }
 
     /// Passes over `family` from the camera where it is now: asks for the tiles within
     /// its reach (and their support), shows those made, hides and drops those left,
     /// cancels those asked and no longer needed. Touches only the tiles round the
-    /// family's last pass and this one.
+    /// family's last pass and this one that lie near one of its radii
+    /// ([`TileStreamer::active_tiles`]): elsewhere nothing changed.
     fn pass(&mut self, family: usize, changes: &mut StreamChanges) {
         let bit = 1u32 << family;
         let eye = self.eye;
         let radii = self.radii(family);
         let reach = self.settings.reach_m[family].1;
-        let margin = SUPPORT_TILES * self.tile_m;
-        // Kept reaches past asked (hysteresis ≥ 0).
-        let extent = radii.keep + margin;
-        let region = match self.passed_at[family].replace(eye) {
-            Some(before) => self
-                .range_within(before, extent)
-                .union(self.range_within(eye, extent)),
-            None => self.range_within(eye, extent),
-        };
+        let before = self.passed_at[family].replace(eye);
+        let active = self.active_tiles(before, &[reach, radii.show, radii.ask, radii.keep]);
         // What this family wanted before goes; what it wants now comes.
-        for tile in region.tiles() {
+        for tile in &active {
             for map in [&mut self.demand, &mut self.late] {
-                if let Some(bits) = map.get_mut(&tile) {
+                if let Some(bits) = map.get_mut(tile) {
                     *bits &= !bit;
                     if *bits == 0 {
-                        map.remove(&tile);
+                        map.remove(tile);
                     }
                 }
             }
         }
         let mut by_phase: [Vec<(usize, usize)>; 4] = Default::default();
-        for tile in self.range_within(eye, radii.ask).tiles() {
+        for &tile in &active {
             let distance = self.distance_to(tile, eye);
             if distance > radii.ask {
                 continue;
             }
             *self.demand.entry(tile).or_default() |= bit;
             by_phase[usize::from(TileGrid::phase(tile))].push(tile);
-            let made = self
-                .held
-                .get(&tile)
-                .is_some_and(|held| held.made_with & bit != 0);
-            if distance <= reach && !made {
+            if distance <= reach && self.made_with(tile) & bit == 0 {
                 *self.late.entry(tile).or_default() |= bit;
             }
         }
@@ -527,7 +628,7 @@ impl TileStreamer {
                 }
             }
         }
-        for tile in region.tiles() {
+        for tile in active {
             let demanded = self.demand.get(&tile).copied().unwrap_or(0);
             if demanded & bit != 0 {
                 self.to_ask.push(tile);
@@ -539,22 +640,20 @@ impl TileStreamer {
                     self.stats.tiles_cancelled += 1;
                 }
             }
-            let Some(held) = self.held.get(&tile) else {
+            let distance = self.distance_to(tile, eye);
+            let Some(held) = self.held.get_mut(&tile) else {
                 continue;
             };
-            let distance = self.distance_to(tile, eye);
             let (made_with, shown) = (held.made_with, held.shown);
             if shown & bit != 0 && distance > radii.keep {
-                changes
-                    .removed
-                    .extend(self.visible(tile, &held.placements, bit).map(|p| p.id));
-                self.held.get_mut(&tile).expect("held").shown &= !bit;
-            } else if shown & bit == 0 && made_with & bit != 0 && distance <= radii.show {
-                let held = self.held.get_mut(&tile).expect("held");
-                if held.queued & bit == 0 {
-                    held.queued |= bit;
-                    self.to_show.push_back((tile, bit));
-                }
+                self.hide(tile, bit, changes);
+            } else if shown & bit == 0
+                && made_with & bit != 0
+                && distance <= radii.show
+                && held.queued & bit == 0
+            {
+                held.queued |= bit;
+                self.to_show.push_back((tile, bit));
             }
             if made_with & bit != 0 && distance > radii.keep && demanded & bit == 0 {
                 self.forget(tile, bit);
@@ -562,27 +661,141 @@ impl TileStreamer {
         }
     }
 
-    /// Shows the queued tiles' families still held, unshown and within their keep
-    /// distance, until [`SHOWN_PER_UPDATE`] placements have been added.
+    /// The tiles a pass from `before` (none: the first pass) to the camera now must
+    /// look at, for radii `radii`: those within the farthest radius and the support
+    /// wave beyond it of either camera, less the blocks of tiles whose distances from
+    /// both cameras keep to one side of every radius, with room for the support wave,
+    /// so that nothing a pass decides about them can have changed.
+    fn active_tiles(&self, before: Option<Vec2>, radii: &[f32]) -> Vec<(usize, usize)> {
+        let eye = self.eye;
+        let margin = SUPPORT_TILES * self.tile_m + self.tile_m;
+        let farthest = radii.iter().copied().fold(0.0, f32::max);
+        let extent = farthest + margin;
+        let Some(before) = before else {
+            return self.range_within(eye, extent).tiles().collect();
+        };
+        let region = self
+            .range_within(before, extent)
+            .union(self.range_within(eye, extent));
+        let mut active = Vec::new();
+        for block_z in (region.z.0..=region.z.1).step_by(QUIET_BLOCK_TILES) {
+            for block_x in (region.x.0..=region.x.1).step_by(QUIET_BLOCK_TILES) {
+                let block = TileRange {
+                    x: (block_x, (block_x + QUIET_BLOCK_TILES - 1).min(region.x.1)),
+                    z: (block_z, (block_z + QUIET_BLOCK_TILES - 1).min(region.z.1)),
+                };
+                let (low, high) = self.span(block);
+                let nearest =
+                    distance_to_box(before, low, high).min(distance_to_box(eye, low, high));
+                let farthest =
+                    farthest_in_box(before, low, high).max(farthest_in_box(eye, low, high));
+                let quiet = radii
+                    .iter()
+                    .all(|&r| r + margin < nearest || r - margin > farthest);
+                if !quiet {
+                    active.extend(block.tiles());
+                }
+            }
+        }
+        active
+    }
+
+    /// The corners of the ground `range` covers.
+    fn span(&self, range: TileRange) -> (Vec2, Vec2) {
+        let low = self.origin + Vec2::new(range.x.0 as f32, range.z.0 as f32) * self.tile_m;
+        let high =
+            self.origin + Vec2::new(range.x.1 as f32 + 1.0, range.z.1 as f32 + 1.0) * self.tile_m;
+        (low, high)
+    }
+
+    /// Passes over `family`'s far field from the camera where it is now: its shown
+    /// tiles beyond its far radius turn far, those within its near radius are queued to
+    /// turn near. Touches only the tiles round the family's last near pass and this one.
+    fn pass_near(&mut self, family: usize, changes: &mut StreamChanges) {
+        let bit = 1u32 << family;
+        let eye = self.eye;
+        let radii = self.radii(family);
+        // A tile turns near within `near` of a camera at most a step from the last
+        // near pass's.
+        let extent = radii.far + 2.0 * self.near_step(family);
+        let region = match self.near_passed_at[family].replace(eye) {
+            Some(before) => self
+                .range_within(before, extent)
+                .union(self.range_within(eye, extent)),
+            None => self.range_within(eye, extent),
+        };
+        for tile in region.tiles() {
+            let distance = self.distance_to(tile, eye);
+            let Some(held) = self.held.get_mut(&tile) else {
+                continue;
+            };
+            if held.shown & bit == 0 {
+                continue;
+            }
+            if held.near & bit != 0 && distance > radii.far {
+                held.near &= !bit;
+                let held = &self.held[&tile];
+                changes
+                    .removed
+                    .extend(self.visible(tile, &held.placements, bit).map(|p| p.id));
+                changes.far_changed.push(tile);
+            } else if held.near & bit == 0 && distance <= radii.near && held.queued & bit == 0 {
+                held.queued |= bit;
+                self.to_show.push_back((tile, bit));
+            }
+        }
+    }
+
+    /// Hides `tile`'s placements of the family `bit` is, near or far.
+    fn hide(&mut self, tile: (usize, usize), bit: u32, changes: &mut StreamChanges) {
+        let held = &self.held[&tile];
+        if held.near & bit != 0 {
+            changes
+                .removed
+                .extend(self.visible(tile, &held.placements, bit).map(|p| p.id));
+        } else {
+            changes.far_changed.push(tile);
+        }
+        let held = self.held.get_mut(&tile).expect("held");
+        held.shown &= !bit;
+        held.near &= !bit;
+    }
+
+    /// Shows the queued tiles' families still held, made and within their keep
+    /// distance, near where their near radius holds them and far elsewhere, and turns
+    /// near those shown far that came within it; until [`SHOWN_PER_UPDATE`] near
+    /// placements have been added or [`FAR_CHANGED_PER_UPDATE`] far tiles changed.
     fn show_queued(&mut self, changes: &mut StreamChanges) {
-        while changes.added.len() < SHOWN_PER_UPDATE {
+        while changes.added.len() < SHOWN_PER_UPDATE
+            && changes.far_changed.len() < FAR_CHANGED_PER_UPDATE
+        {
             let Some((tile, bit)) = self.to_show.pop_front() else {
                 break;
             };
-            let family = bit.trailing_zeros() as usize;
-            let within = self.distance_to(tile, self.eye) <= self.radii(family).keep;
+            let radii = self.radii(bit.trailing_zeros() as usize);
+            let distance = self.distance_to(tile, self.eye);
             let Some(held) = self.held.get_mut(&tile) else {
                 continue;
             };
             held.queued &= !bit;
-            let held = &self.held[&tile];
-            if held.made_with & bit == 0 || held.shown & bit != 0 || !within {
+            if held.made_with & bit == 0 || distance > radii.keep {
                 continue;
             }
+            let near = distance <= radii.near;
+            match (held.shown & bit != 0, held.near & bit != 0) {
+                (false, _) => held.shown |= bit,
+                (true, false) if near => changes.far_changed.push(tile),
+                (true, _) => continue,
+            }
+            if !near {
+                changes.far_changed.push(tile);
+                continue;
+            }
+            held.near |= bit;
+            let held = &self.held[&tile];
             changes
                 .added
                 .extend(self.visible(tile, &held.placements, bit).cloned());
-            self.held.get_mut(&tile).expect("held").shown |= bit;
         }
     }
 
@@ -606,6 +819,7 @@ impl TileStreamer {
             held.placements = Arc::new(placements);
             held.made_with = kept;
             held.shown &= kept;
+            held.near &= kept;
         }
         let after = self.held.get(&tile).map_or(0, |held| held.placements.len());
         self.resident -= (before - after) as u64;
@@ -675,7 +889,9 @@ impl TileStreamer {
     /// have been added, that are still wanted as they were asked: shows them where their
     /// families reach, and queues the later neighbours that waited for them.
     fn take_made(&mut self, changes: &mut StreamChanges) {
-        while changes.added.len() < SHOWN_PER_UPDATE {
+        while changes.added.len() < SHOWN_PER_UPDATE
+            && changes.far_changed.len() < FAR_CHANGED_PER_UPDATE
+        {
             let Ok(made) = self.made.try_recv() else {
                 break;
             };
@@ -695,12 +911,16 @@ impl TileStreamer {
                     Vec::new()
                 }
             };
-            let shown = self.showing(tile) & made.families;
+            let (shown, near) = self.showing(tile);
+            let (shown, near) = (shown & made.families, near & made.families);
             changes
                 .added
-                .extend(self.visible(tile, &placements, shown).cloned());
+                .extend(self.visible(tile, &placements, near).cloned());
+            if shown & !near != 0 {
+                changes.far_changed.push(tile);
+            }
             self.resident += placements.len() as u64;
-            let (made_with, shown, queued) = match self.held.remove(&tile) {
+            let (made_with, shown, near, queued) = match self.held.remove(&tile) {
                 Some(old) => {
                     // Unshared unless a queued job still reads it.
                     match Arc::try_unwrap(old.placements) {
@@ -708,9 +928,15 @@ impl TileStreamer {
                         Err(shared) => placements.extend(shared.iter().cloned()),
                     }
                     placements.sort_unstable_by_key(|p| p.id);
-                    (old.made_with | made.families, old.shown | shown, old.queued)
+                    let families = made.families;
+                    (
+                        old.made_with | families,
+                        old.shown | shown,
+                        old.near | near,
+                        old.queued,
+                    )
                 }
-                None => (made.families, shown, 0),
+                None => (made.families, shown, near, 0),
             };
             self.held.insert(
                 tile,
@@ -718,6 +944,7 @@ impl TileStreamer {
                     placements: Arc::new(placements),
                     made_with,
                     shown,
+                    near,
                     queued,
                 },
             );
@@ -771,20 +998,27 @@ impl TileStreamer {
                 continue;
             }
             if held.shown & bit != 0 {
-                changes
-                    .removed
-                    .extend(self.visible(tile, &held.placements, bit).map(|p| p.id));
+                self.hide(tile, bit, changes);
             }
             self.forget(tile, bit);
         }
     }
 
-    /// The families whose show radius holds `tile` from the camera now.
-    fn showing(&self, tile: (usize, usize)) -> u32 {
+    /// The families whose show radius holds `tile` from the camera now, and those
+    /// whose near radius does.
+    fn showing(&self, tile: (usize, usize)) -> (u32, u32) {
         let distance = self.distance_to(tile, self.eye);
-        (0..self.settings.reach_m.len())
-            .filter(|&family| distance <= self.radii(family).show)
-            .fold(0, |bits, family| bits | 1 << family)
+        let (mut shown, mut near) = (0, 0);
+        for family in 0..self.settings.reach_m.len() {
+            let radii = self.radii(family);
+            if distance <= radii.show {
+                shown |= 1 << family;
+                if distance <= radii.near {
+                    near |= 1 << family;
+                }
+            }
+        }
+        (shown, near)
     }
 
     /// `tile`'s earlier neighbours on the terrain.
@@ -807,8 +1041,7 @@ impl TileStreamer {
     /// The horizontal distance from `eye` to `tile`'s nearest point.
     fn distance_to(&self, (x, z): (usize, usize), eye: Vec2) -> f32 {
         let low = self.origin + Vec2::new(x as f32, z as f32) * self.tile_m;
-        let high = low + Vec2::splat(self.tile_m);
-        (eye.clamp(low, high) - eye).length()
+        distance_to_box(eye, low, low + Vec2::splat(self.tile_m))
     }
 
     /// The terrain's tiles the square around `eye` of half-side `radius_m` touches.
@@ -840,6 +1073,16 @@ impl Drop for TileStreamer {
             let _ = worker.join();
         }
     }
+}
+
+/// The distance from `eye` to the nearest point of the box from `low` to `high`.
+fn distance_to_box(eye: Vec2, low: Vec2, high: Vec2) -> f32 {
+    (eye.clamp(low, high) - eye).length()
+}
+
+/// The distance from `eye` to the farthest point of the box from `low` to `high`.
+fn farthest_in_box(eye: Vec2, low: Vec2, high: Vec2) -> f32 {
+    (eye - low).abs().max((eye - high).abs()).length()
 }
 
 /// The bit of `family` among the settings' families (0 when not streamed).

@@ -318,7 +318,8 @@ fn a_streamed_world_holds_around_the_camera_what_the_stored_world_holds_there() 
         "{stats:?}"
     );
 
-    let reach_of = |family: &str| reach.iter().find(|(f, _)| &**f == family).unwrap().1;
+    let range_of = |family: &str| reach.iter().find(|r| &*r.family == family).unwrap();
+    let reach_of = |family: &str| range_of(family).reach_m;
     let key = |p: &Placement| {
         (
             p.prop.to_string(),
@@ -328,14 +329,31 @@ fn a_streamed_world_holds_around_the_camera_what_the_stored_world_holds_there() 
     };
     let shown: std::collections::BTreeSet<_> = streamed.streamed_placements().map(key).collect();
     let stroke = streamed.editor().painter().len();
-    assert_eq!(streamed.registry().len() as usize, stroke + shown.len());
+    // Far placements are left in their tiles, each past its family's near distance;
+    // the registry holds the stroke and the near ones.
+    let eye = Vec2::new(camera.x, camera.z);
+    let mut far = std::collections::BTreeSet::new();
+    for (fill, tile) in streamed.drain_far_changes() {
+        for p in streamed.far_placements(fill, tile) {
+            let distance = Vec2::new(p.position.x, p.position.z).distance(eye);
+            assert!(
+                distance > range_of(&p.family).near_m,
+                "{p:?} is far at {distance} m"
+            );
+            assert!(far.insert(key(p)), "{p:?} twice");
+        }
+    }
+    assert!(far.len() > 1_000 && far.is_subset(&shown), "{}", far.len());
+    assert_eq!(
+        streamed.registry().len() as usize,
+        stroke + shown.len() - far.len()
+    );
     let all_stored: std::collections::BTreeSet<_> =
         stored.editor().painter().placements().map(key).collect();
     assert!(
         shown.iter().all(|k| all_stored.contains(k)),
         "streamed but not stored"
     );
-    let eye = Vec2::new(camera.x, camera.z);
     // The fill's placements: the stroke's took the ids before them.
     let in_reach = stored.editor().painter().placements().filter(|p| {
         p.id.0 >= stroke as u64

@@ -2,8 +2,10 @@
 //! fills made around it; prints what a frame's CPU work cost and what was held.
 //!
 //! A frame is what a renderer's frame does on the CPU before drawing: the streamed
-//! fills' update (take the tiles made, ask for new ones, drop the far ones, mirror it
-//! all into the placement registry) and the LOD tick. Frames are paced to `--fps`, so
+//! fills' update (take the tiles made, ask for new ones, drop the far ones, mirror the
+//! near placements into the placement registry), the far tiles' instance blocks built
+//! again where they changed (the matrices a renderer uploads; there is no GPU here),
+//! and the LOD tick. Frames are paced to `--fps`, so
 //! the workers making tiles race a camera moving at its real speed; the camera waits
 //! at its start until the tiles around it are made, as a game's loading screen does,
 //! and from then on a tile within its family's reach not made yet is late.
@@ -12,7 +14,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use sylva_lod::LodConfig;
 use sylva_runtime::{level_errors_of, shape_of};
@@ -71,6 +74,10 @@ struct Output {
     stream_ms_p99: f64,
     lod_ms_p99: f64,
     peak_resident_placements: u64,
+    /// Of those, at most how many were near (in the registry, each with its own LOD)
+    /// and how many far (in tiles' instance blocks).
+    peak_near_placements: u64,
+    peak_far_placements: u64,
     peak_rss_mb: f64,
     cells_generated: u64,
     cells_dropped: u64,
@@ -83,6 +90,8 @@ struct Output {
     stored_placements: usize,
     /// Per spacing family, metres out to which its placements exist.
     reach_m: Vec<(String, f32)>,
+    /// Per spacing family, metres past which its placements are far.
+    near_m: Vec<(String, f32)>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -100,18 +109,25 @@ pub fn run(args: Args) -> Result<()> {
         std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
     });
     world.start_streams(args.hysteresis, workers)?;
-    let reach_m: Vec<(String, f32)> = world
-        .stream_reach()
-        .into_iter()
-        .map(|(family, metres)| (family.to_string(), metres))
+    let reach = world.stream_reach();
+    let reach_m: Vec<(String, f32)> = reach
+        .iter()
+        .map(|r| (r.family.to_string(), r.reach_m))
+        .collect();
+    let near_m: Vec<(String, f32)> = reach
+        .iter()
+        .map(|r| (r.family.to_string(), r.near_m))
         .collect();
     let flight = Flight::new(&world, args.path, args.speed, args.height);
 
+    let mut far = FarBlocks::default();
     let loading = Instant::now();
     let start = flight.at(&world, 0.0);
     while world.update_streams(start)?.late_tiles > 0 {
+        far.rebuild(&mut world);
         std::thread::sleep(Duration::from_millis(5));
     }
+    far.rebuild(&mut world);
     let loading_s = loading.elapsed().as_secs_f64();
 
     let frame = Duration::from_secs_f32(1.0 / args.fps);
@@ -119,12 +135,14 @@ pub fn run(args: Args) -> Result<()> {
     let mut cpu_ms = Vec::with_capacity(frames);
     let (mut stream_ms, mut lod_ms) = (Vec::with_capacity(frames), Vec::with_capacity(frames));
     let (mut late_cells, mut peak_resident, mut last) = (0u64, 0u64, Default::default());
+    let (mut peak_near, mut peak_far) = (0u64, 0u64);
     let flying = Instant::now();
     for index in 0..frames {
         let t = index as f32 / args.fps;
         let camera = flight.at(&world, t);
         let began = Instant::now();
         let stats = world.update_streams(camera)?;
+        far.rebuild(&mut world);
         let streamed = began.elapsed().as_secs_f64() * 1e3;
         world.tick_lod(camera, f64::from(t));
         let total = began.elapsed().as_secs_f64() * 1e3;
@@ -133,6 +151,8 @@ pub fn run(args: Args) -> Result<()> {
         lod_ms.push(total - streamed);
         late_cells += u64::from(stats.late_tiles);
         peak_resident = peak_resident.max(stats.resident_placements);
+        peak_near = peak_near.max(u64::from(world.registry().len()));
+        peak_far = peak_far.max(far.instances);
         last = stats;
         // Paced: the next frame starts at its time, as a display's would.
         let next = frame * (index as u32 + 1);
@@ -152,6 +172,8 @@ pub fn run(args: Args) -> Result<()> {
         stream_ms_p99: percentile(&mut stream_ms, 0.99),
         lod_ms_p99: percentile(&mut lod_ms, 0.99),
         peak_resident_placements: peak_resident,
+        peak_near_placements: peak_near,
+        peak_far_placements: peak_far,
         peak_rss_mb: peak_rss_mb()?,
         cells_generated: last.tiles_made,
         cells_dropped: last.tiles_dropped,
@@ -161,6 +183,7 @@ pub fn run(args: Args) -> Result<()> {
         streamed_fills: world.streamed_fills(),
         stored_placements: world.editor().painter().len(),
         reach_m,
+        near_m,
     };
     if args.json {
         println!("{}", serde_json::to_string(&output)?);
@@ -180,6 +203,35 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The far tiles' instance blocks, as a renderer keeps them: built again from the
+/// tile's far placements whenever it changes. The matrices stand for the upload.
+#[derive(Default)]
+struct FarBlocks {
+    /// Instances per (streamed fill, tile).
+    blocks: FxHashMap<(usize, (usize, usize)), u64>,
+    /// All blocks together.
+    instances: u64,
+    matrices: Vec<Mat4>,
+}
+
+impl FarBlocks {
+    fn rebuild(&mut self, world: &mut World) {
+        for (fill, tile) in world.drain_far_changes() {
+            self.matrices.clear();
+            self.matrices
+                .extend(world.far_placements(fill, tile).map(|p| p.transform()));
+            std::hint::black_box(&self.matrices);
+            let count = self.matrices.len() as u64;
+            let before = if count == 0 {
+                self.blocks.remove(&(fill, tile))
+            } else {
+                self.blocks.insert((fill, tile), count)
+            };
+            self.instances = self.instances + count - before.unwrap_or(0);
+        }
+    }
 }
 
 /// Gives every baked prop its shape and LOD description, so each family's reach is

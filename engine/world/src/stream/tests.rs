@@ -1,4 +1,4 @@
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use sylva_catalog::{CatalogFile, CatalogSnapshot};
@@ -102,6 +102,7 @@ fn streamer_reaching(
             ("tree".into(), tree_reach_m),
             ("ground".into(), GROUND_REACH_M),
         ],
+        near_m: Vec::new(),
         hysteresis: HYSTERESIS,
         workers,
     };
@@ -328,6 +329,7 @@ fn arrivals_show_a_bounded_number_of_placements_an_update() {
     let (stored, source, terrain) = stored_and_source();
     let settings = StreamSettings {
         reach_m: vec![("tree".into(), 5_000.0), ("ground".into(), 5_000.0)],
+        near_m: Vec::new(),
         hysteresis: HYSTERESIS,
         workers: 2,
     };
@@ -360,4 +362,87 @@ fn arrivals_show_a_bounded_number_of_placements_an_update() {
         "{largest} shown in one update"
     );
     assert_eq!(shown.len(), stored.len());
+}
+
+/// With a near distance, a family's placements past it are far: left in their tiles
+/// for a renderer's blocks, not mirrored one by one. Over a flight each shown placement
+/// is near or far, never both, turning far past the far radius and near again within
+/// the near one, and near and far together are every placement shown.
+#[test]
+fn far_placements_lie_past_the_near_distance_and_turn_near_as_the_camera_comes() {
+    let (_, source, terrain) = stored_and_source();
+    let near_m = 40.0;
+    let settings = StreamSettings {
+        reach_m: vec![
+            ("tree".into(), TREE_REACH_M),
+            ("ground".into(), GROUND_REACH_M),
+        ],
+        near_m: vec![near_m],
+        hysteresis: HYSTERESIS,
+        workers: 2,
+    };
+    let mut streamer = TileStreamer::new(source, terrain, settings, 0).unwrap();
+    let tile_m = streamer.tile_m;
+    let mut near = BTreeMap::new();
+    let mut far: BTreeMap<(usize, usize), Vec<Identity>> = BTreeMap::new();
+    let (mut were_near, mut were_far) = (BTreeSet::new(), BTreeSet::new());
+    let (mut turned_far, mut turned_near) = (0, 0);
+    for step in 0..=20 {
+        let t = step as f32 / 20.0;
+        let camera = Vec3::new(-200.0 + 400.0 * t, 25.0, -150.0 + 300.0 * t);
+        let started = Instant::now();
+        // Until nothing is late; then a few more, for the promotions the last pass
+        // queued.
+        let mut settled = 0;
+        while settled < 4 {
+            let changes = streamer.update(camera);
+            for &tile in &changes.far_changed {
+                far.insert(tile, streamer.far_placements(tile).map(identity).collect());
+            }
+            mirror(&mut near, changes);
+            if streamer.stats().late_tiles == 0 {
+                settled += 1;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "tiles never came"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        far.retain(|_, placements| !placements.is_empty());
+        let mut all: BTreeMap<u64, Identity> = near.clone();
+        for placements in far.values() {
+            for p in placements {
+                assert!(all.insert(p.0, p.clone()).is_none(), "{p:?} near and far");
+                let at = Vec2::new(f32::from_bits(p.2[0]), f32::from_bits(p.2[2]));
+                let distance = at.distance(Vec2::new(camera.x, camera.z));
+                assert!(
+                    p.1.starts_with("tree") && distance > near_m,
+                    "{p:?} far at {distance} m"
+                );
+            }
+        }
+        let shown: BTreeMap<u64, Identity> = streamer
+            .placements()
+            .map(|p| (p.id.0, identity(p)))
+            .collect();
+        assert!(all == shown, "near and far are not what shows");
+        for p in near.values().filter(|p| p.1.starts_with("tree")) {
+            let at = Vec2::new(f32::from_bits(p.2[0]), f32::from_bits(p.2[2]));
+            let distance = at.distance(Vec2::new(camera.x, camera.z));
+            let bound = near_m * (1.0 + HYSTERESIS) + 2.0 * tile_m * std::f32::consts::SQRT_2;
+            assert!(distance <= bound, "near at {distance} m");
+        }
+        let far_count: usize = far.values().map(Vec::len).sum();
+        assert!(far_count > 20, "{far_count} far at step {step}");
+        let far_ids: BTreeSet<u64> = far.values().flatten().map(|p| p.0).collect();
+        turned_far += far_ids.intersection(&were_near).count();
+        turned_near += near.keys().filter(|id| were_far.contains(*id)).count();
+        were_near.extend(near.keys().copied());
+        were_far.extend(far_ids);
+    }
+    assert!(
+        turned_far > 0 && turned_near > 0,
+        "{turned_far} turned far, {turned_near} near"
+    );
 }
