@@ -64,6 +64,18 @@ pub struct FamilyReach {
     pub near_m: f32,
 }
 
+/// Where streamed fills put a family's placements past its near distance
+/// ([`FamilyReach::near_m`]), where each draws at its prop's last level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FarPlacements {
+    /// In the registry with the rest: for a renderer that draws only the registry.
+    Registry,
+    /// In per-tile far blocks ([`World::far_placements`], [`World::drain_far_changes`])
+    /// and out of the registry, which then holds only what needs LOD: for a renderer
+    /// that draws each tile's far placements as one block at their last levels.
+    Blocks,
+}
+
 /// A fill journalled as streamed, in a world that streams: what its tiles are made
 /// from, the erases journalled after it and, once started, its streamer.
 struct StreamedFill {
@@ -426,9 +438,15 @@ impl World {
 
     /// Starts making the streamed fills' tiles around the camera on `workers` threads
     /// each, every family out to its [`World::stream_reach`] and kept to `1 +
-    /// hysteresis` times it. Describe the props first; started again, the streams begin
-    /// afresh (their placements leave the registry first).
-    pub fn start_streams(&mut self, hysteresis: f32, workers: usize) -> Result<(), WorldError> {
+    /// hysteresis` times it, its far placements where `far` says. Describe the props
+    /// first; started again, the streams begin afresh (their placements leave the
+    /// registry first).
+    pub fn start_streams(
+        &mut self,
+        hysteresis: f32,
+        workers: usize,
+        far: FarPlacements,
+    ) -> Result<(), WorldError> {
         let reach = self.stream_reach();
         for index in 0..self.streamed.len() {
             if let Some(old) = self.streamed[index].streamer.take() {
@@ -445,7 +463,10 @@ impl World {
                     .iter()
                     .map(|r| (Arc::clone(&r.family), r.reach_m))
                     .collect(),
-                near_m: reach.iter().map(|r| r.near_m).collect(),
+                near_m: match far {
+                    FarPlacements::Registry => Vec::new(),
+                    FarPlacements::Blocks => reach.iter().map(|r| r.near_m).collect(),
+                },
                 hysteresis,
                 workers,
             };

@@ -125,7 +125,8 @@ pub struct StreamStats {
     /// again with more families); a worker skips them unless it already began.
     pub tiles_cancelled: u64,
     /// Tiles within some family's reach at its last pass that are not made with it
-    /// yet, and tiles made whose families within reach wait to be shown.
+    /// yet, and tiles made whose families within reach wait to be shown at all (a far
+    /// tile waiting to turn near is shown meanwhile).
     pub late_tiles: u32,
     /// Placements held after the last update: shown, made a little beyond reach, or
     /// made for later neighbours (erased ones included).
@@ -532,11 +533,16 @@ impl TileStreamer {
         self.ask_waiting();
         self.stats.resident_tiles = self.held.len() as u32;
         self.stats.resident_placements = self.resident;
-        let queued_in_reach = self.to_show.iter().filter(|&&(tile, bit)| {
+        // A tile queued to turn near is shown far meanwhile: not late.
+        let unshown_in_reach = self.to_show.iter().filter(|&&(tile, bit)| {
             let reach = self.settings.reach_m[bit.trailing_zeros() as usize].1;
-            self.distance_to(tile, self.eye) <= reach
+            let shown = self
+                .held
+                .get(&tile)
+                .is_some_and(|held| held.shown & bit != 0);
+            !shown && self.distance_to(tile, self.eye) <= reach
         });
-        self.stats.late_tiles = (self.late.len() + queued_in_reach.count()) as u32;
+        self.stats.late_tiles = (self.late.len() + unshown_in_reach.count()) as u32;
         changes
     }
 

@@ -8,7 +8,7 @@ use sylva_scatter::{
 };
 use sylva_terrain::{default_world, Landmark};
 
-use crate::World;
+use crate::{FarPlacements, World};
 
 fn session(cap: usize) -> Session {
     let file = CatalogFile::from_ron(
@@ -305,7 +305,9 @@ fn a_streamed_world_holds_around_the_camera_what_the_stored_world_holds_there() 
     }
     let reach = streamed.stream_reach();
     assert_eq!(reach.len(), 2, "{reach:?}");
-    streamed.start_streams(0.2, 2).unwrap();
+    streamed
+        .start_streams(0.2, 2, FarPlacements::Blocks)
+        .unwrap();
     let camera = Vec3::new(erased_at.x, 20.0, erased_at.y);
     let started = std::time::Instant::now();
     while streamed.update_streams(camera).unwrap().late_tiles > 0 {

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use sylva_lod::LodConfig;
 use sylva_runtime::{level_errors_of, shape_of};
-use sylva_world::World;
+use sylva_world::{FarPlacements, World};
 
 use crate::folders::Folders;
 use crate::world;
@@ -108,7 +108,7 @@ pub fn run(args: Args) -> Result<()> {
     let workers = args.workers.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
     });
-    world.start_streams(args.hysteresis, workers)?;
+    world.start_streams(args.hysteresis, workers, FarPlacements::Blocks)?;
     let reach = world.stream_reach();
     let reach_m: Vec<(String, f32)> = reach
         .iter()

@@ -11,7 +11,7 @@ use sylva_render::{CameraView, RenderContext, OUTPUT_FORMAT};
 use sylva_runtime::{LoadReport, Runtime};
 use sylva_scatter::Session;
 use sylva_terrain::{Landmark, Terrain};
-use sylva_world::World;
+use sylva_world::{FarPlacements, World};
 
 /// Replays `session` on `terrain` with LODs switched by `lod` (its streamed fills made
 /// around the camera, [`settle_streams`]), and loads every baked prop of `cache`.
@@ -37,7 +37,7 @@ pub fn open(
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     runtime
         .world_mut()
-        .start_streams(STREAM_HYSTERESIS, workers)?;
+        .start_streams(STREAM_HYSTERESIS, workers, FarPlacements::Registry)?;
     Ok((runtime, report))
 }
 
