@@ -27,7 +27,8 @@
 //! [`TileStreamer::update`] never waits: it takes (a bounded number of) the tiles the
 //! workers finished, shows them and asks for the later neighbours they unblock; then
 //! each family whose camera has moved its step since its last pass is passed over:
-//! the tiles within its reach asked for, nearest first, those left cancelled or
+//! the tiles within its reach asked for, those nearest to turning late first (its
+//! distance less the farthest reach it is asked for), those left cancelled or
 //! dropped. A family's step grows with its reach (an eighth of its hysteresis band),
 //! so trees reaching kilometres are passed over every few hundred metres and grass
 //! every few, and a pass touches only the tiles round the family's old and new
@@ -135,11 +136,20 @@ pub struct StreamStats {
     pub resident_tiles: u32,
 }
 
+/// What one make of a tile placed: the families it was made with, and their placements.
+#[derive(Clone)]
+struct Batch {
+    families: u32,
+    placements: Arc<Vec<Placement>>,
+}
+
 /// A tile as held.
 struct Held {
-    /// What it made, of the families it was made with, erases not applied: its later
-    /// neighbours accept against all of it.
-    placements: Arc<Vec<Placement>>,
+    /// What it made, one batch per make, erases not applied: its later neighbours accept
+    /// against all of it. Kept apart, so a tile made again with more families takes its
+    /// new batch without copying the old ones.
+    batches: Vec<Batch>,
+    /// The families its batches hold.
     made_with: u32,
     /// Families that show (in reach), less what erases take.
     shown: u32,
@@ -155,13 +165,27 @@ struct Pending {
     cancelled: Arc<AtomicBool>,
 }
 
-/// One tile for a worker to make, nearest first, with what its earlier neighbours made.
+/// One tile for a worker to make, most urgent first, with what its earlier neighbours
+/// made.
 struct Job {
     tile: (usize, usize),
     families: u32,
-    distance_m: f32,
+    /// How far the camera is from making it late: its distance less the farthest reach
+    /// of the families asked (a rock tile at 1.3 km is due before a grass tile at 1 km
+    /// when rocks reach farther than grass).
+    slack_m: f32,
     cancelled: Arc<AtomicBool>,
     earlier: Vec<Arc<Vec<Placement>>>,
+}
+
+impl Held {
+    /// Placements held, erased ones included.
+    fn len(&self) -> usize {
+        self.batches
+            .iter()
+            .map(|batch| batch.placements.len())
+            .sum()
+    }
 }
 
 impl PartialEq for Job {
@@ -176,11 +200,11 @@ impl PartialOrd for Job {
     }
 }
 impl Ord for Job {
-    /// The nearest job is the heap's greatest.
+    /// The most urgent job is the heap's greatest.
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         other
-            .distance_m
-            .total_cmp(&self.distance_m)
+            .slack_m
+            .total_cmp(&self.slack_m)
             .then_with(|| other.tile.cmp(&self.tile))
     }
 }
@@ -382,13 +406,22 @@ impl TileStreamer {
                 })
             })
             .collect();
+        let tile_m = side as f32 * terrain.spacing();
+        // Sized once for the tiles the farthest family may hold: a map growing while
+        // flying stalls the frame that rehashes it.
+        let widest = (settings.reach_m.iter())
+            .map(|&(_, reach)| reach * (1.0 + hysteresis))
+            .fold(0.0, f32::max)
+            + SUPPORT_TILES * tile_m;
+        let within = (std::f32::consts::PI * (widest / tile_m).powi(2)).ceil() as usize;
+        let capacity = within.min(tiles.0 * tiles.1);
         Ok(Self {
-            tile_m: side as f32 * terrain.spacing(),
+            tile_m,
             origin: terrain.min_corner(),
             settings,
             tiles,
             fill_number: fill_number as u64,
-            held: FxHashMap::default(),
+            held: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
             pending: FxHashMap::default(),
             queue,
             made,
@@ -397,7 +430,7 @@ impl TileStreamer {
             error: None,
             erasures: Vec::new(),
             erasures_by_tile: FxHashMap::default(),
-            demand: FxHashMap::default(),
+            demand: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
             late: FxHashMap::default(),
             passed_at: vec![None; families],
             near_passed_at: vec![None; families],
@@ -428,7 +461,7 @@ impl TileStreamer {
         self.held
             .get(&tile)
             .into_iter()
-            .flat_map(move |held| self.visible(tile, &held.placements, held.shown & !held.near))
+            .flat_map(move |held| self.shows(tile, held, held.shown & !held.near))
     }
 
     /// The tiles showing far placements now.
@@ -443,14 +476,28 @@ impl TileStreamer {
     pub fn near_placements(&self) -> impl Iterator<Item = &Placement> {
         self.held
             .iter()
-            .flat_map(move |(&tile, held)| self.visible(tile, &held.placements, held.near))
+            .flat_map(move |(&tile, held)| self.shows(tile, held, held.near))
     }
 
     /// Every placement shown now, near and far.
     pub fn placements(&self) -> impl Iterator<Item = &Placement> {
         self.held
             .iter()
-            .flat_map(move |(&tile, held)| self.visible(tile, &held.placements, held.shown))
+            .flat_map(move |(&tile, held)| self.shows(tile, held, held.shown))
+    }
+
+    /// `held`'s (tile `tile`'s) placements of the families `bits` sets that no erase
+    /// takes.
+    fn shows<'a>(
+        &'a self,
+        tile: (usize, usize),
+        held: &'a Held,
+        bits: u32,
+    ) -> impl Iterator<Item = &'a Placement> {
+        held.batches
+            .iter()
+            .filter(move |batch| batch.families & bits != 0)
+            .flat_map(move |batch| self.visible(tile, &batch.placements, bits))
     }
 
     /// The placements of `placements` (tile `tile`'s) of the families `bits` sets that
@@ -464,7 +511,7 @@ impl TileStreamer {
         let families = &self.settings.reach_m;
         let erasures: &[usize] = self.erasures_by_tile.get(&tile).map_or(&[], Vec::as_slice);
         placements.iter().filter(move |p| {
-            bits & family_bit(families, &p.family) != 0
+            bits & placement_family_bit(families, p) != 0
                 && !erasures.iter().any(|&i| self.erasures[i].takes(p))
         })
     }
@@ -489,15 +536,12 @@ impl TileStreamer {
         for &tile in &touched {
             if let Some(held) = self.held.get(&tile) {
                 changes.removed.extend(
-                    self.visible(tile, &held.placements, held.near)
+                    self.shows(tile, held, held.near)
                         .filter(|p| erasure.takes(p))
                         .map(|p| p.id),
                 );
                 let far = held.shown & !held.near;
-                if self
-                    .visible(tile, &held.placements, far)
-                    .any(|p| erasure.takes(p))
-                {
+                if self.shows(tile, held, far).any(|p| erasure.takes(p)) {
                     changes.far_changed.push(tile);
                 }
             }
@@ -595,7 +639,16 @@ impl TileStreamer {
         let radii = self.radii(family);
         let reach = self.settings.reach_m[family].1;
         let before = self.passed_at[family].replace(eye);
-        let active = self.active_tiles(before, &[reach, radii.show, radii.ask, radii.keep]);
+        // The support wave reaches out from the ask radius and is fed from within it;
+        // the other radii only decide for the tiles they cross.
+        let support = SUPPORT_TILES * self.tile_m;
+        let bands = [
+            (reach, 0.0),
+            (radii.show, 0.0),
+            (radii.ask, support),
+            (radii.keep, 0.0),
+        ];
+        let active = self.active_tiles(before, &bands);
         // What this family wanted before goes; what it wants now comes.
         for tile in &active {
             for map in [&mut self.demand, &mut self.late] {
@@ -668,17 +721,21 @@ impl TileStreamer {
     }
 
     /// The tiles a pass from `before` (none: the first pass) to the camera now must
-    /// look at, for radii `radii`: those within the farthest radius and the support
-    /// wave beyond it of either camera, less the blocks of tiles whose distances from
-    /// both cameras keep to one side of every radius, with room for the support wave,
-    /// so that nothing a pass decides about them can have changed.
-    fn active_tiles(&self, before: Option<Vec2>, radii: &[f32]) -> Vec<(usize, usize)> {
+    /// look at, for `bands` of (radius, margin): those within the farthest radius and
+    /// its margin of either camera, less those whose distances from both cameras keep
+    /// more than its margin to one side of every radius, so that nothing a pass decides
+    /// about them can have changed. Whole blocks of tiles are ruled out first.
+    fn active_tiles(&self, before: Option<Vec2>, bands: &[(f32, f32)]) -> Vec<(usize, usize)> {
         let eye = self.eye;
-        let margin = SUPPORT_TILES * self.tile_m + self.tile_m;
-        let farthest = radii.iter().copied().fold(0.0, f32::max);
-        let extent = farthest + margin;
+        let extent = bands.iter().map(|&(r, m)| r + m).fold(0.0, f32::max);
         let Some(before) = before else {
             return self.range_within(eye, extent).tiles().collect();
+        };
+        // Whether some radius lies within its margin of [nearest, farthest].
+        let crossed = |nearest: f32, farthest: f32| {
+            bands
+                .iter()
+                .any(|&(r, m)| r + m >= nearest && r - m <= farthest)
         };
         let region = self
             .range_within(before, extent)
@@ -695,12 +752,13 @@ impl TileStreamer {
                     distance_to_box(before, low, high).min(distance_to_box(eye, low, high));
                 let farthest =
                     farthest_in_box(before, low, high).max(farthest_in_box(eye, low, high));
-                let quiet = radii
-                    .iter()
-                    .all(|&r| r + margin < nearest || r - margin > farthest);
-                if !quiet {
-                    active.extend(block.tiles());
+                if !crossed(nearest, farthest) {
+                    continue;
                 }
+                active.extend(block.tiles().filter(|&tile| {
+                    let (old, new) = (self.distance_to(tile, before), self.distance_to(tile, eye));
+                    crossed(old.min(new), old.max(new))
+                }));
             }
         }
         active
@@ -743,7 +801,7 @@ impl TileStreamer {
                 let held = &self.held[&tile];
                 changes
                     .removed
-                    .extend(self.visible(tile, &held.placements, bit).map(|p| p.id));
+                    .extend(self.shows(tile, held, bit).map(|p| p.id));
                 changes.far_changed.push(tile);
             } else if held.near & bit == 0 && distance <= radii.near && held.queued & bit == 0 {
                 held.queued |= bit;
@@ -758,7 +816,7 @@ impl TileStreamer {
         if held.near & bit != 0 {
             changes
                 .removed
-                .extend(self.visible(tile, &held.placements, bit).map(|p| p.id));
+                .extend(self.shows(tile, held, bit).map(|p| p.id));
         } else {
             changes.far_changed.push(tile);
         }
@@ -799,9 +857,7 @@ impl TileStreamer {
             }
             held.near |= bit;
             let held = &self.held[&tile];
-            changes
-                .added
-                .extend(self.visible(tile, &held.placements, bit).cloned());
+            changes.added.extend(self.shows(tile, held, bit).cloned());
         }
     }
 
@@ -811,24 +867,41 @@ impl TileStreamer {
         let families = &self.settings.reach_m;
         let held = self.held.get_mut(&tile).expect("held");
         let kept = held.made_with & !bits;
-        let before = held.placements.len();
+        let before = held.len();
         if kept == 0 {
             self.held.remove(&tile);
             self.stats.tiles_dropped += 1;
         } else {
-            let placements: Vec<Placement> = held
-                .placements
-                .iter()
-                .filter(|p| kept & family_bit(families, &p.family) != 0)
-                .cloned()
-                .collect();
-            held.placements = Arc::new(placements);
+            held.batches.retain(|batch| batch.families & kept != 0);
+            let keeps = |p: &Placement| kept & placement_family_bit(families, p) != 0;
+            for batch in &mut held.batches {
+                if batch.families & bits == 0 {
+                    continue;
+                }
+                batch.families &= kept;
+                match Arc::get_mut(&mut batch.placements) {
+                    Some(own) => own.retain(keeps),
+                    // A queued job still reads the old ones.
+                    None => {
+                        let placements = batch.placements.iter().filter(|p| keeps(p)).cloned();
+                        batch.placements = Arc::new(placements.collect());
+                    }
+                }
+            }
             held.made_with = kept;
             held.shown &= kept;
             held.near &= kept;
         }
-        let after = self.held.get(&tile).map_or(0, |held| held.placements.len());
+        let after = self.held.get(&tile).map_or(0, Held::len);
         self.resident -= (before - after) as u64;
+    }
+
+    /// The farthest reach of the families `bits` sets.
+    fn farthest_reach(&self, bits: u32) -> f32 {
+        (self.settings.reach_m.iter().enumerate())
+            .filter(|&(family, _)| bits & 1 << family != 0)
+            .map(|(_, &(_, reach))| reach)
+            .fold(0.0, f32::max)
     }
 
     fn made_with(&self, tile: (usize, usize)) -> u32 {
@@ -836,7 +909,7 @@ impl TileStreamer {
     }
 
     /// Asks the workers for the tiles waiting to be asked whose earlier neighbours are
-    /// made with what they lack, nearest first.
+    /// made with what they lack, most urgent first.
     fn ask_waiting(&mut self) {
         let mut jobs = Vec::new();
         let mut waiting = std::mem::take(&mut self.to_ask);
@@ -851,13 +924,13 @@ impl TileStreamer {
             if lacking == 0 || lacking & !asked == 0 {
                 continue;
             }
-            let earlier: Option<Vec<Arc<Vec<Placement>>>> = self
+            let earlier: Option<Vec<Vec<Batch>>> = self
                 .earlier(tile)
                 .map(|neighbour| {
                     self.held
                         .get(&neighbour)
                         .filter(|held| lacking & !held.made_with == 0)
-                        .map(|held| Arc::clone(&held.placements))
+                        .map(|held| held.batches.clone())
                 })
                 .collect();
             let Some(earlier) = earlier else {
@@ -879,9 +952,13 @@ impl TileStreamer {
             jobs.push(Job {
                 tile,
                 families: lacking,
-                distance_m: self.distance_to(tile, self.eye),
+                slack_m: self.distance_to(tile, self.eye) - self.farthest_reach(lacking),
                 cancelled,
-                earlier,
+                earlier: earlier
+                    .into_iter()
+                    .flatten()
+                    .map(|b| b.placements)
+                    .collect(),
             });
         }
         if !jobs.is_empty() {
@@ -910,7 +987,7 @@ impl TileStreamer {
             }
             self.pending.remove(&tile);
             self.stats.tiles_made += 1;
-            let mut placements = match made.outcome {
+            let placements = match made.outcome {
                 Ok(placements) => placements,
                 Err(error) => {
                     self.error.get_or_insert(error);
@@ -926,34 +1003,28 @@ impl TileStreamer {
                 changes.far_changed.push(tile);
             }
             self.resident += placements.len() as u64;
-            let (made_with, shown, near, queued) = match self.held.remove(&tile) {
-                Some(old) => {
-                    // Unshared unless a queued job still reads it.
-                    match Arc::try_unwrap(old.placements) {
-                        Ok(own) => placements.extend(own),
-                        Err(shared) => placements.extend(shared.iter().cloned()),
-                    }
-                    placements.sort_unstable_by_key(|p| p.id);
-                    let families = made.families;
-                    (
-                        old.made_with | families,
-                        old.shown | shown,
-                        old.near | near,
-                        old.queued,
-                    )
-                }
-                None => (made.families, shown, near, 0),
+            let batch = Batch {
+                families: made.families,
+                placements: Arc::new(placements),
             };
-            self.held.insert(
-                tile,
-                Held {
-                    placements: Arc::new(placements),
-                    made_with,
-                    shown,
-                    near,
-                    queued,
-                },
-            );
+            match self.held.get_mut(&tile) {
+                Some(held) => {
+                    held.batches.push(batch);
+                    held.made_with |= made.families;
+                    held.shown |= shown;
+                    held.near |= near;
+                }
+                None => {
+                    let held = Held {
+                        batches: vec![batch],
+                        made_with: made.families,
+                        shown,
+                        near,
+                        queued: 0,
+                    };
+                    self.held.insert(tile, held);
+                }
+            }
             if let Some(late) = self.late.get_mut(&tile) {
                 *late &= !made.families;
                 if *late == 0 {
@@ -1099,6 +1170,18 @@ fn family_bit(families: &[(Arc<str>, f32)], family: &str) -> u32 {
         .map_or(0, |index| 1 << index)
 }
 
+/// [`family_bit`] of a placement's family, by the shared name first: a fill's
+/// placements share their family's name with the settings'.
+fn placement_family_bit(families: &[(Arc<str>, f32)], placement: &Placement) -> u32 {
+    families
+        .iter()
+        .position(|(name, _)| Arc::ptr_eq(name, &placement.family))
+        .map_or_else(
+            || family_bit(families, &placement.family),
+            |index| 1 << index,
+        )
+}
+
 /// What every worker shares.
 struct WorkContext<'a> {
     source: &'a TileSource,
@@ -1137,6 +1220,11 @@ fn work(queue: &Queue, context: &WorkContext<'_>, made: &Sender<Made>) {
             // Only the families asked for: a far tile holds its trees, not its grass.
             .make_after(context.terrain, job.tile, &earlier, first_id, |family| {
                 job.families & family_bit(context.families, family) != 0
+            })
+            // Held until the camera leaves: no room left over from growing.
+            .map(|mut placements| {
+                placements.shrink_to_fit();
+                placements
             });
         let sent = made.send(Made {
             tile: job.tile,
