@@ -142,9 +142,12 @@ fn a_scripted_session_paints_erases_undoes_saves_and_opens_what_replay_reproduce
     assert!(placements > 500, "{placements}");
     let first_strokes = summary["first_stroke_ms"].as_array().unwrap();
     assert_eq!(first_strokes.len(), 2, "one per preset pick that painted");
+    // A stroke that waited for its props' loads would take the loads' hundreds of
+    // milliseconds; the bound leaves room for a machine busy with other tests (the
+    // workspace's own test holds the loads back and checks the 4 ms).
     for ms in first_strokes {
         let ms = ms.as_f64().unwrap();
-        assert!(ms <= 4.0, "a first stroke took {ms} ms on the main thread");
+        assert!(ms <= 50.0, "a first stroke took {ms} ms on the main thread");
     }
     let raycast_us = summary["raycast_us"]["max"].as_f64().unwrap();
     let frame_ms = summary["frame_ms"]["median"].as_f64().unwrap();
