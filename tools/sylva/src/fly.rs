@@ -32,6 +32,15 @@ enum Path {
     Ring,
 }
 
+/// Where a family's placements past its last LOD switch go ([`FarPlacements`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Far {
+    /// Per-tile blocks a renderer draws at their last levels, out of the LOD's way.
+    Blocks,
+    /// The placement registry with the near ones, as the runtime draws them now.
+    Registry,
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// Session journal (RON or JSON); its streamed fills are made around the camera.
@@ -56,6 +65,9 @@ pub struct Args {
     /// A held family is dropped past this share beyond its reach.
     #[arg(long, default_value_t = 0.2)]
     hysteresis: f32,
+    /// Where placements past their prop's last LOD switch go.
+    #[arg(long, value_enum, default_value = "blocks")]
+    far: Far,
     #[command(flatten)]
     folders: Folders,
     /// Print the result as JSON.
@@ -108,7 +120,11 @@ pub fn run(args: Args) -> Result<()> {
     let workers = args.workers.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1))
     });
-    world.start_streams(args.hysteresis, workers, FarPlacements::Blocks)?;
+    let far_placements = match args.far {
+        Far::Blocks => FarPlacements::Blocks,
+        Far::Registry => FarPlacements::Registry,
+    };
+    world.start_streams(args.hysteresis, workers, far_placements)?;
     let reach = world.stream_reach();
     let reach_m: Vec<(String, f32)> = reach
         .iter()

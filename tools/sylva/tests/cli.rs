@@ -259,6 +259,30 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
         families.contains(&"tree") && families.contains(&"groundcover"),
         "{flown}"
     );
+    assert!(
+        flown["peak_far_placements"].as_u64().unwrap() > 0,
+        "trees past their last switch are far: {flown}"
+    );
+    // Far placements kept in the registry instead: all of them near, none far.
+    let registry = stdout(&sylva(&[
+        "fly",
+        streamed.to_str().unwrap(),
+        "--seconds",
+        "0.2",
+        "--workers",
+        "1",
+        "--far",
+        "registry",
+        "--cache",
+        cache.root().to_str().unwrap(),
+        "--json",
+    ]));
+    let registry: serde_json::Value = serde_json::from_str(registry.trim()).unwrap();
+    assert_eq!(registry["peak_far_placements"], 0, "{registry}");
+    assert_eq!(
+        registry["peak_near_placements"], made["placements"],
+        "{registry}"
+    );
 
     // Drawn, the streamed session makes its tiles round the camera first: the same
     // picture, byte for byte, as the stored one.
