@@ -9,9 +9,9 @@
 //! (`schedule.rs`). A flying camera's pass therefore costs the placements within a
 //! step of one of their own switch distances — a thin annulus around each switch, per
 //! prop and scale — whatever the world's size; a still camera's costs nothing; a new
-//! rule revision, or a jump that makes a large share due at once, tests every
-//! placement in row order, and a prop described anew tests its own placements (and
-//! those due) in one scan of the rows.
+//! rule revision tests every placement in row order and files every proof again; a
+//! jump that makes a large share due at once, or a prop described anew, finds the rows
+//! due (and the prop's own) in one scan of the rows and files only theirs again.
 //!
 //! Invariants, kept by [`LevelProofs::push`], [`LevelProofs::swap_remove`] and
 //! [`LevelProofs::note_level`] (the table calls them for every row it writes):
@@ -212,19 +212,24 @@ impl LevelProofs {
                     self.schedule_row(row);
                 }
             }
-            _ => {
-                // One scan of the rows: every row under a new rule revision, else those
-                // due or of a prop described anew; every proof is filed again.
-                self.schedule.restart_at(self.odometer);
+            Some(last_slot) => {
+                // One scan of the rows for those due or of a prop described anew. The
+                // others' entries lie past the slots taken, still in the schedule.
                 for row in 0..self.rows.len() as u32 {
                     let proof = &self.rows[row as usize];
-                    let retest = last_slot.is_none_or(|last| {
-                        slot_of(proof.holds_until) <= last
-                            || self.prop_changed[proof.member.prop.index() as usize]
-                    });
+                    let retest = slot_of(proof.holds_until) <= last_slot
+                        || self.prop_changed[proof.member.prop.index() as usize];
                     if retest {
                         self.test(row, &mut pass);
+                        self.schedule_row(row);
                     }
+                }
+            }
+            None => {
+                // A new rule revision: every row tested, every proof filed again.
+                self.schedule.restart_at(self.odometer);
+                for row in 0..self.rows.len() as u32 {
+                    self.test(row, &mut pass);
                     self.schedule_row(row);
                 }
             }
