@@ -4,8 +4,9 @@
 //! Each spacing family the fill places has a reach: how far from the camera its
 //! placements are kept (for a renderer, where its props stop being seen). A tile is
 //! wanted with the families whose reach its nearest point lies within, and keeps a
-//! family until the camera is `1 + hysteresis` times its reach away, so a camera
-//! wavering at a reach neither makes nor drops tiles over and over.
+//! family until the camera is `1 + hysteresis` times its reach away (two tiles past
+//! it at least), so a camera wavering at a reach neither makes nor drops tiles over
+//! and over.
 //!
 //! A tile is made once its earlier neighbours are ([`TileSource::make_after`]), from
 //! what they made: a tile asked for with some families makes its earlier neighbours
@@ -22,7 +23,8 @@
 //! instance block a tile ([`TileStreamer::far_placements`]), where a forest seen to
 //! the horizon would otherwise put millions of placements in the registry and the LOD
 //! schedule. A tile turns near within the near distance and far again past `1 +
-//! hysteresis` times it, over near passes as frequent as the near distance asks.
+//! hysteresis` times it (two tiles past it at least), over near passes as frequent as
+//! the near distance asks.
 //!
 //! [`TileStreamer::update`] never waits: it takes (a bounded number of) the tiles the
 //! workers finished, shows them and asks for the later neighbours they unblock; then
@@ -97,7 +99,8 @@ pub struct StreamSettings {
     /// reach.
     pub near_m: Vec<f32>,
     /// A held family is dropped only past `reach × (1 + hysteresis)`, and turns far
-    /// again only past `near × (1 + hysteresis)`.
+    /// again only past `near × (1 + hysteresis)`; each band two tiles wide at least,
+    /// so that passes a step apart have room to ask for and show what comes.
     pub hysteresis: f32,
     /// Worker threads making tiles (at least one).
     pub workers: usize,
@@ -299,15 +302,17 @@ impl TileRange {
 /// A family's distances for one pass.
 #[derive(Clone, Copy)]
 struct Radii {
-    /// Shown within (its reach plus the step its passes are apart, so whatever comes
-    /// within its reach before the next pass already shows).
+    /// Shown within: its reach plus twice the step its passes are apart, one step for
+    /// the camera to reach the next pass (a frame's travel past it at most) and one for
+    /// the shows it queues to drain, so that a tile made in time shows before the
+    /// camera brings it within reach.
     show: f32,
     /// Asked within.
     ask: f32,
     /// Kept until past.
     keep: f32,
-    /// Shown near within (its near distance plus the step its near passes are apart);
-    /// ∞ for a family with no far field.
+    /// Shown near within: its near distance plus twice the step its near passes are
+    /// apart, as for `show`; ∞ for a family with no far field.
     near: f32,
     /// Shown far again only past.
     far: f32,
@@ -410,7 +415,7 @@ impl TileStreamer {
         // Sized once for the tiles the farthest family may hold: a map growing while
         // flying stalls the frame that rehashes it.
         let widest = (settings.reach_m.iter())
-            .map(|&(_, reach)| reach * (1.0 + hysteresis))
+            .map(|&(_, reach)| reach + band_m(reach, hysteresis, tile_m))
             .fold(0.0, f32::max)
             + SUPPORT_TILES * tile_m;
         let within = (std::f32::consts::PI * (widest / tile_m).powi(2)).ceil() as usize;
@@ -590,11 +595,11 @@ impl TileStreamer {
         changes
     }
 
-    /// How far the camera moves between two passes over `family`: a quarter tile, or
-    /// an eighth of the family's hysteresis band where that is longer.
+    /// How far the camera moves between two passes over `family`: an eighth of its
+    /// hysteresis band.
     fn step(&self, family: usize) -> f32 {
         let reach = self.settings.reach_m[family].1;
-        (self.tile_m / 4.0).max(reach * self.settings.hysteresis / 8.0)
+        band_m(reach, self.settings.hysteresis, self.tile_m) / 8.0
     }
 
     /// Where `family`'s placements turn far: ∞ when it has no far field (none given,
@@ -607,24 +612,22 @@ impl TileStreamer {
         }
     }
 
-    /// How far the camera moves between two near passes over `family`: a quarter tile,
-    /// or an eighth of its near hysteresis band where that is longer.
+    /// How far the camera moves between two near passes over `family`: an eighth of
+    /// its near hysteresis band.
     fn near_step(&self, family: usize) -> f32 {
-        (self.tile_m / 4.0).max(self.near_m(family) * self.settings.hysteresis / 8.0)
+        band_m(self.near_m(family), self.settings.hysteresis, self.tile_m) / 8.0
     }
 
     fn radii(&self, family: usize) -> Radii {
         let reach = self.settings.reach_m[family].1;
-        let hysteresis = self.settings.hysteresis;
-        let ask = reach * (1.0 + hysteresis / 2.0);
+        let (step, near_step) = (self.step(family), self.near_step(family));
         let near_m = self.near_m(family);
-        let near = near_m + self.near_step(family);
         Radii {
-            show: (reach + self.step(family)).min(ask),
-            ask,
-            keep: reach * (1.0 + hysteresis),
-            near,
-            far: near + near_m * hysteresis,
+            show: reach + 2.0 * step,
+            ask: reach + 4.0 * step,
+            keep: reach + 8.0 * step,
+            near: near_m + 2.0 * near_step,
+            far: near_m + 8.0 * near_step,
         }
     }
 
@@ -1235,6 +1238,13 @@ fn work(queue: &Queue, context: &WorkContext<'_>, made: &Sender<Made>) {
             return;
         }
     }
+}
+
+/// The hysteresis band past a distance of `metres`: `hysteresis` times it, and two
+/// tiles at least, so that passes an eighth of it apart leave a quarter of it to ask
+/// for a tile before it is shown and another to show it before it is within reach.
+fn band_m(metres: f32, hysteresis: f32, tile_m: f32) -> f32 {
+    (metres * hysteresis).max(2.0 * tile_m)
 }
 
 #[cfg(test)]

@@ -245,7 +245,8 @@ fn a_flight_holds_only_the_tiles_in_reach() {
     let mut streamer = streamer_reaching(&source, &terrain, 2, tree_reach_m);
     let tile_m = source.grid().side_cells as f32 * terrain.spacing();
     // Tiles whose nearest point is within the farthest keep distance.
-    let keep = tree_reach_m * (1.0 + HYSTERESIS) + tile_m * std::f32::consts::SQRT_2;
+    let keep =
+        tree_reach_m + band_m(tree_reach_m, HYSTERESIS, tile_m) + tile_m * std::f32::consts::SQRT_2;
     let most = (std::f32::consts::PI * keep * keep / (tile_m * tile_m)).ceil() as u32;
     let world_tiles = ((terrain.columns() - 1).div_ceil(source.grid().side_cells)).pow(2) as u32;
     assert!(
@@ -272,6 +273,34 @@ fn a_flight_holds_only_the_tiles_in_reach() {
     );
     let stats = streamer.stats();
     assert!(stats.tiles_dropped > 0 && stats.tiles_made > u64::from(peak));
+}
+
+/// A camera moving a few metres a frame, with workers that keep up, never finds a tile
+/// within reach unshown: passes queue tiles early enough for their shows to drain.
+#[test]
+fn a_camera_whose_workers_keep_up_never_meets_a_late_tile() {
+    let (_, source, terrain) = stored_and_source();
+    let mut streamer = streamer(&source, &terrain, 2);
+    let mut shown = BTreeMap::new();
+    let start = Vec3::new(-230.0, 25.0, -180.0);
+    settle(&mut streamer, start, &mut shown);
+    for frame in 1..=150 {
+        let camera = start + Vec3::new(3.1, 0.0, 2.3) * frame as f32;
+        mirror(&mut shown, streamer.update(camera));
+        let late = streamer.stats().late_tiles;
+        assert_eq!(late, 0, "{late} tiles late at frame {frame}");
+        // The workers finish what was asked before the camera moves on.
+        let started = Instant::now();
+        while !streamer.pending.is_empty() || !streamer.to_show.is_empty() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "tiles never came"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+            mirror(&mut shown, streamer.update(camera));
+        }
+    }
+    assert!(streamer.stats().tiles_made > 40, "{:?}", streamer.stats());
 }
 
 /// An erase over streamed tiles takes what the same erase takes from the stored fill,
@@ -444,7 +473,9 @@ fn far_placements_lie_past_the_near_distance_and_turn_near_as_the_camera_comes()
         for p in near.values().filter(|p| p.1.starts_with("tree")) {
             let at = Vec2::new(f32::from_bits(p.2[0]), f32::from_bits(p.2[2]));
             let distance = at.distance(Vec2::new(camera.x, camera.z));
-            let bound = near_m * (1.0 + HYSTERESIS) + 2.0 * tile_m * std::f32::consts::SQRT_2;
+            // Turned far past the far radius, at near passes an eighth of the band apart.
+            let band = band_m(near_m, HYSTERESIS, tile_m);
+            let bound = near_m + band * 1.25 + tile_m * std::f32::consts::SQRT_2;
             assert!(distance <= bound, "near at {distance} m");
         }
         let far_count: usize = far.values().map(Vec::len).sum();
