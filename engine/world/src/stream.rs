@@ -140,7 +140,6 @@ pub struct StreamStats {
 }
 
 /// What one make of a tile placed: the families it was made with, and their placements.
-#[derive(Clone)]
 struct Batch {
     families: u32,
     placements: Arc<Vec<Placement>>,
@@ -927,19 +926,22 @@ impl TileStreamer {
             if lacking == 0 || lacking & !asked == 0 {
                 continue;
             }
-            let earlier: Option<Vec<Vec<Batch>>> = self
+            let neighbours: Option<Vec<&Held>> = self
                 .earlier(tile)
                 .map(|neighbour| {
                     self.held
                         .get(&neighbour)
                         .filter(|held| lacking & !held.made_with == 0)
-                        .map(|held| held.batches.clone())
                 })
                 .collect();
-            let Some(earlier) = earlier else {
+            let Some(neighbours) = neighbours else {
                 // Asked again when the neighbour it waits for comes back.
                 continue;
             };
+            let earlier: Vec<Arc<Vec<Placement>>> = (neighbours.iter())
+                .flat_map(|held| &held.batches)
+                .map(|batch| Arc::clone(&batch.placements))
+                .collect();
             if let Some(superseded) = self.pending.get(&tile) {
                 superseded.cancelled.store(true, Ordering::Relaxed);
                 self.stats.tiles_cancelled += 1;
@@ -957,11 +959,7 @@ impl TileStreamer {
                 families: lacking,
                 slack_m: self.distance_to(tile, self.eye) - self.farthest_reach(lacking),
                 cancelled,
-                earlier: earlier
-                    .into_iter()
-                    .flatten()
-                    .map(|b| b.placements)
-                    .collect(),
+                earlier,
             });
         }
         if !jobs.is_empty() {

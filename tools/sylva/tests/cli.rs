@@ -226,20 +226,21 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
     // every tile is within the trees' reach, so all of them, holding exactly the stored
     // fill's placements.
     let cache = sylva_testkit::kit_cache();
-    let flown = stdout(&sylva(&[
-        "fly",
-        streamed.to_str().unwrap(),
-        "--seconds",
-        "1",
-        "--speed",
-        "50",
-        "--workers",
-        "1",
-        "--cache",
-        cache.root().to_str().unwrap(),
-        "--json",
-    ]));
-    let flown: serde_json::Value = serde_json::from_str(flown.trim()).unwrap();
+    let fly = |extra: &[&str]| {
+        let mut args = vec![
+            "fly",
+            streamed.to_str().unwrap(),
+            "--workers",
+            "1",
+            "--cache",
+            cache.root().to_str().unwrap(),
+            "--json",
+        ];
+        args.extend(extra);
+        let out = stdout(&sylva(&args));
+        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+    };
+    let flown = fly(&["--seconds", "1", "--speed", "50"]);
     assert_eq!(flown["frames"], 60, "{flown}");
     assert_eq!(flown["streamed_fills"], 1, "{flown}");
     assert_eq!(flown["cells_generated"], 256, "{flown}");
@@ -264,20 +265,7 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
         "trees past their last switch are far: {flown}"
     );
     // Far placements kept in the registry instead: all of them near, none far.
-    let registry = stdout(&sylva(&[
-        "fly",
-        streamed.to_str().unwrap(),
-        "--seconds",
-        "0.2",
-        "--workers",
-        "1",
-        "--far",
-        "registry",
-        "--cache",
-        cache.root().to_str().unwrap(),
-        "--json",
-    ]));
-    let registry: serde_json::Value = serde_json::from_str(registry.trim()).unwrap();
+    let registry = fly(&["--seconds", "0.2", "--far", "registry"]);
     assert_eq!(registry["peak_far_placements"], 0, "{registry}");
     assert_eq!(
         registry["peak_near_placements"], made["placements"],
