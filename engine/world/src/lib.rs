@@ -500,6 +500,7 @@ impl World {
             total.tiles_dropped += stats.tiles_dropped;
             total.tiles_cancelled += stats.tiles_cancelled;
             total.late_tiles += stats.late_tiles;
+            total.waiting_tiles += stats.waiting_tiles;
             total.resident_placements += stats.resident_placements;
             total.resident_tiles += stats.resident_tiles;
         }

@@ -132,11 +132,23 @@ pub struct StreamStats {
     /// yet, and tiles made whose families within reach wait to be shown at all (a far
     /// tile waiting to turn near is shown meanwhile).
     pub late_tiles: u32,
+    /// Tiles asked for and not taken back yet, and families queued to show: zero once
+    /// the streamer has done all that the camera where it stands asks of it.
+    pub waiting_tiles: u32,
     /// Placements held after the last update: shown, made a little beyond reach, or
     /// made for later neighbours (erased ones included).
     pub resident_placements: u64,
     /// Tiles held after the last update.
     pub resident_tiles: u32,
+}
+
+impl StreamStats {
+    /// Whether nothing is late or waiting: every tile the camera asks for is made and
+    /// shown, also those a little beyond reach, so what shows no longer depends on how
+    /// fast the workers were.
+    pub fn settled(&self) -> bool {
+        self.late_tiles == 0 && self.waiting_tiles == 0
+    }
 }
 
 /// What one make of a tile placed: the families it was made with, and their placements.
@@ -591,6 +603,7 @@ impl TileStreamer {
             !shown && self.distance_to(tile, self.eye) <= reach
         });
         self.stats.late_tiles = (self.late.len() + unshown_in_reach.count()) as u32;
+        self.stats.waiting_tiles = (self.pending.len() + self.to_show.len()) as u32;
         changes
     }
 

@@ -139,7 +139,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut far = FarBlocks::default();
     let loading = Instant::now();
     let start = flight.at(&world, 0.0);
-    while world.update_streams(start)?.late_tiles > 0 {
+    while !world.update_streams(start)?.settled() {
         far.rebuild(&mut world);
         std::thread::sleep(Duration::from_millis(5));
     }

@@ -48,7 +48,7 @@ const STREAM_HYSTERESIS: f32 = 0.2;
 /// for them, as a game's loading screen does (a session without streamed fills returns
 /// at once).
 pub fn settle_streams(runtime: &mut Runtime, eye: Vec3) -> Result<()> {
-    while runtime.world_mut().update_streams(eye)?.late_tiles > 0 {
+    while !runtime.world_mut().update_streams(eye)?.settled() {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     Ok(())
