@@ -151,10 +151,55 @@ impl StreamStats {
     }
 }
 
-/// What one make of a tile placed: the families it was made with, and their placements.
+/// What one make of a tile placed: the families it was made with, and their placements
+/// grouped by family, so reading one family's (a far tile's trees among its grass) skips
+/// the others'.
 struct Batch {
     families: u32,
+    /// In family order; within a family, in the order they were made.
     placements: Arc<Vec<Placement>>,
+    /// Per family, where its placements begin; then where the last one's end.
+    starts: Vec<u32>,
+}
+
+impl Batch {
+    /// Groups `placements`, made with the families `families` sets, by family.
+    fn new(families: u32, mut placements: Vec<Placement>, family_list: &[(Arc<str>, f32)]) -> Self {
+        // Stable: the make order stays within a family. A family not listed sorts last.
+        placements.sort_by_key(|p| placement_family_bit(family_list, p).trailing_zeros());
+        let starts = starts_of(&placements, family_list);
+        Self {
+            families,
+            placements: Arc::new(placements),
+            starts,
+        }
+    }
+
+    /// Its placements of the families `bits` sets.
+    fn of(&self, bits: u32) -> impl Iterator<Item = &Placement> {
+        let bits = bits & self.families;
+        self.starts
+            .windows(2)
+            .enumerate()
+            .filter(move |&(family, _)| bits & 1 << family != 0)
+            .flat_map(|(_, range)| &self.placements[range[0] as usize..range[1] as usize])
+    }
+}
+
+/// Where each family's placements begin in `placements` (grouped by family), and where
+/// the last one's end.
+fn starts_of(placements: &[Placement], families: &[(Arc<str>, f32)]) -> Vec<u32> {
+    let mut starts = vec![0u32; families.len() + 1];
+    for p in placements {
+        let bit = placement_family_bit(families, p);
+        if bit != 0 {
+            starts[bit.trailing_zeros() as usize + 1] += 1;
+        }
+    }
+    for family in 0..families.len() {
+        starts[family + 1] += starts[family];
+    }
+    starts
 }
 
 /// A tile as held.
@@ -226,7 +271,7 @@ impl Ord for Job {
 struct Made {
     tile: (usize, usize),
     families: u32,
-    outcome: Result<Vec<Placement>, FillError>,
+    outcome: Result<Batch, FillError>,
 }
 
 /// The workers' shared queue, and whether it is closed.
@@ -274,14 +319,43 @@ pub struct TileStreamer {
     to_show: VecDeque<((usize, usize), u32)>,
 }
 
-/// The most placements one update shows: a batch of tiles arriving or coming into a
-/// family's show radius together is mirrored over several frames instead of stalling
-/// one (they show beyond the reach, where nothing draws them yet).
-const SHOWN_PER_UPDATE: usize = 8_000;
+/// The most near placements one update adds to or takes from the registry before it
+/// stops taking tiles (a tile is mirrored whole, so one tile may go past it): tiles
+/// arriving or turning near or far together are mirrored over several frames instead
+/// of stalling one. They wait beyond the reach, or shown far, or near a little past
+/// the far radius, so nothing is missing meanwhile.
+const MIRRORED_PER_UPDATE: usize = 2_000;
 
-/// The most tiles whose far placements one update changes: each is a block a
-/// renderer builds again.
-const FAR_CHANGED_PER_UPDATE: usize = 2_048;
+/// The most far placements one update changes before it stops taking tiles, counted
+/// whole per tile and family: a renderer builds each changed tile's block again.
+const FAR_CHANGED_PER_UPDATE: usize = 16_384;
+
+/// What an update has mirrored so far, against [`MIRRORED_PER_UPDATE`] and
+/// [`FAR_CHANGED_PER_UPDATE`].
+#[derive(Default)]
+struct Budget {
+    /// Far placements in the tiles and families changed.
+    far: usize,
+}
+
+impl Budget {
+    /// Whether the update may still take another tile.
+    fn open(&self, changes: &StreamChanges) -> bool {
+        changes.added.len() + changes.removed.len() < MIRRORED_PER_UPDATE
+            && self.far < FAR_CHANGED_PER_UPDATE
+    }
+
+    /// Notes that `tile`'s far placements changed: the renderer builds its whole block
+    /// again, all of its far families.
+    fn far_changed(&mut self, changes: &mut StreamChanges, tile: (usize, usize), held: &Held) {
+        changes.far_changed.push(tile);
+        let far = held.shown & !held.near;
+        self.far += (held.batches.iter())
+            .filter(|batch| batch.families & far != 0)
+            .map(|batch| batch.placements.len())
+            .sum::<usize>();
+    }
+}
 
 /// Side, in tiles, of the blocks a pass skips whole when nothing in them can change.
 const QUIET_BLOCK_TILES: usize = 16;
@@ -513,23 +587,21 @@ impl TileStreamer {
         held.batches
             .iter()
             .filter(move |batch| batch.families & bits != 0)
-            .flat_map(move |batch| self.visible(tile, &batch.placements, bits))
+            .flat_map(move |batch| self.visible(tile, batch, bits))
     }
 
-    /// The placements of `placements` (tile `tile`'s) of the families `bits` sets that
-    /// no erase takes.
+    /// The placements of `batch` (tile `tile`'s) of the families `bits` sets that no
+    /// erase takes.
     fn visible<'a>(
         &'a self,
         tile: (usize, usize),
-        placements: &'a [Placement],
+        batch: &'a Batch,
         bits: u32,
     ) -> impl Iterator<Item = &'a Placement> {
-        let families = &self.settings.reach_m;
         let erasures: &[usize] = self.erasures_by_tile.get(&tile).map_or(&[], Vec::as_slice);
-        placements.iter().filter(move |p| {
-            bits & placement_family_bit(families, p) != 0
-                && !erasures.iter().any(|&i| self.erasures[i].takes(p))
-        })
+        batch
+            .of(bits)
+            .filter(move |p| !erasures.iter().any(|&i| self.erasures[i].takes(p)))
     }
 
     /// Erases what `erasure` takes from the fill: hidden now in the tiles held, and in
@@ -575,8 +647,9 @@ impl TileStreamer {
     pub fn update(&mut self, camera: Vec3) -> StreamChanges {
         let mut changes = StreamChanges::default();
         self.eye = Vec2::new(camera.x, camera.z);
-        self.show_queued(&mut changes);
-        self.take_made(&mut changes);
+        let mut budget = Budget::default();
+        self.show_queued(&mut changes, &mut budget);
+        self.take_made(&mut changes, &mut budget);
         for family in 0..self.settings.reach_m.len() {
             let step = self.step(family);
             let due = self.passed_at[family].is_none_or(|at| at.distance(self.eye) >= step);
@@ -587,7 +660,7 @@ impl TileStreamer {
             let near_due = self.near_m(family).is_finite()
                 && self.near_passed_at[family].is_none_or(|at| at.distance(self.eye) >= near_step);
             if near_due {
-                self.pass_near(family, &mut changes);
+                self.pass_near(family);
             }
         }
         self.ask_waiting();
@@ -790,7 +863,7 @@ impl TileStreamer {
     /// Passes over `family`'s far field from the camera where it is now: its shown
     /// tiles beyond its far radius turn far, those within its near radius are queued to
     /// turn near. Touches only the tiles round the family's last near pass and this one.
-    fn pass_near(&mut self, family: usize, changes: &mut StreamChanges) {
+    fn pass_near(&mut self, family: usize) {
         let bit = 1u32 << family;
         let eye = self.eye;
         let radii = self.radii(family);
@@ -811,14 +884,13 @@ impl TileStreamer {
             if held.shown & bit == 0 {
                 continue;
             }
-            if held.near & bit != 0 && distance > radii.far {
-                held.near &= !bit;
-                let held = &self.held[&tile];
-                changes
-                    .removed
-                    .extend(self.shows(tile, held, bit).map(|p| p.id));
-                changes.far_changed.push(tile);
-            } else if held.near & bit == 0 && distance <= radii.near && held.queued & bit == 0 {
+            let near = held.near & bit != 0;
+            let turns = if near {
+                distance > radii.far
+            } else {
+                distance <= radii.near
+            };
+            if turns && held.queued & bit == 0 {
                 held.queued |= bit;
                 self.to_show.push_back((tile, bit));
             }
@@ -842,12 +914,10 @@ impl TileStreamer {
 
     /// Shows the queued tiles' families still held, made and within their keep
     /// distance, near where their near radius holds them and far elsewhere, and turns
-    /// near those shown far that came within it; until [`SHOWN_PER_UPDATE`] near
-    /// placements have been added or [`FAR_CHANGED_PER_UPDATE`] far tiles changed.
-    fn show_queued(&mut self, changes: &mut StreamChanges) {
-        while changes.added.len() < SHOWN_PER_UPDATE
-            && changes.far_changed.len() < FAR_CHANGED_PER_UPDATE
-        {
+    /// near or far those shown that crossed their near or far radius; while the
+    /// update's budget is open.
+    fn show_queued(&mut self, changes: &mut StreamChanges, budget: &mut Budget) {
+        while budget.open(changes) {
             let Some((tile, bit)) = self.to_show.pop_front() else {
                 break;
             };
@@ -860,19 +930,28 @@ impl TileStreamer {
             if held.made_with & bit == 0 || distance > radii.keep {
                 continue;
             }
-            let near = distance <= radii.near;
-            match (held.shown & bit != 0, held.near & bit != 0) {
-                (false, _) => held.shown |= bit,
-                (true, false) if near => changes.far_changed.push(tile),
-                (true, _) => continue,
-            }
-            if !near {
-                changes.far_changed.push(tile);
+            let (shown, was_near) = (held.shown & bit != 0, held.near & bit != 0);
+            let near = distance <= radii.near || (was_near && distance <= radii.far);
+            if shown && near == was_near {
                 continue;
             }
-            held.near |= bit;
+            held.shown |= bit;
+            if near {
+                held.near |= bit;
+            } else {
+                held.near &= !bit;
+            }
             let held = &self.held[&tile];
-            changes.added.extend(self.shows(tile, held, bit).cloned());
+            if shown || !near {
+                budget.far_changed(changes, tile, held);
+            }
+            if near {
+                changes.added.extend(self.shows(tile, held, bit).cloned());
+            } else if was_near {
+                changes
+                    .removed
+                    .extend(self.shows(tile, held, bit).map(|p| p.id));
+            }
         }
     }
 
@@ -902,6 +981,7 @@ impl TileStreamer {
                         batch.placements = Arc::new(placements.collect());
                     }
                 }
+                batch.starts = starts_of(&batch.placements, families);
             }
             held.made_with = kept;
             held.shown &= kept;
@@ -982,13 +1062,11 @@ impl TileStreamer {
         }
     }
 
-    /// Installs the tiles the workers finished, until [`SHOWN_PER_UPDATE`] placements
-    /// have been added, that are still wanted as they were asked: shows them where their
-    /// families reach, and queues the later neighbours that waited for them.
-    fn take_made(&mut self, changes: &mut StreamChanges) {
-        while changes.added.len() < SHOWN_PER_UPDATE
-            && changes.far_changed.len() < FAR_CHANGED_PER_UPDATE
-        {
+    /// Installs the tiles the workers finished that are still wanted as they were asked,
+    /// while the update's budget is open: shows them where their families reach, and
+    /// queues the later neighbours that waited for them.
+    fn take_made(&mut self, changes: &mut StreamChanges, budget: &mut Budget) {
+        while budget.open(changes) {
             let Ok(made) = self.made.try_recv() else {
                 break;
             };
@@ -1001,26 +1079,19 @@ impl TileStreamer {
             }
             self.pending.remove(&tile);
             self.stats.tiles_made += 1;
-            let placements = match made.outcome {
-                Ok(placements) => placements,
+            let batch = match made.outcome {
+                Ok(batch) => batch,
                 Err(error) => {
                     self.error.get_or_insert(error);
-                    Vec::new()
+                    Batch::new(made.families, Vec::new(), &self.settings.reach_m)
                 }
             };
             let (shown, near) = self.showing(tile);
             let (shown, near) = (shown & made.families, near & made.families);
             changes
                 .added
-                .extend(self.visible(tile, &placements, near).cloned());
-            if shown & !near != 0 {
-                changes.far_changed.push(tile);
-            }
-            self.resident += placements.len() as u64;
-            let batch = Batch {
-                families: made.families,
-                placements: Arc::new(placements),
-            };
+                .extend(self.visible(tile, &batch, near).cloned());
+            self.resident += batch.placements.len() as u64;
             match self.held.get_mut(&tile) {
                 Some(held) => {
                     held.batches.push(batch);
@@ -1038,6 +1109,9 @@ impl TileStreamer {
                     };
                     self.held.insert(tile, held);
                 }
+            }
+            if shown & !near != 0 {
+                budget.far_changed(changes, tile, &self.held[&tile]);
             }
             if let Some(late) = self.late.get_mut(&tile) {
                 *late &= !made.families;
@@ -1238,7 +1312,7 @@ fn work(queue: &Queue, context: &WorkContext<'_>, made: &Sender<Made>) {
             // Held until the camera leaves: no room left over from growing.
             .map(|mut placements| {
                 placements.shrink_to_fit();
-                placements
+                Batch::new(job.families, placements, context.families)
             });
         let sent = made.send(Made {
             tile: job.tile,

@@ -385,7 +385,7 @@ fn arrivals_show_a_bounded_number_of_placements_an_update() {
         let changes = streamer.update(camera);
         largest = largest.max(changes.added.len());
         mirror(&mut shown, changes);
-        if streamer.stats().late_tiles == 0 {
+        if streamer.stats().settled() {
             break;
         }
         assert!(
@@ -394,12 +394,12 @@ fn arrivals_show_a_bounded_number_of_placements_an_update() {
         );
     }
     assert!(
-        stored.len() > 4 * SHOWN_PER_UPDATE,
+        stored.len() > 4 * MIRRORED_PER_UPDATE,
         "{}: the test needs more",
         stored.len()
     );
     assert!(
-        largest < 2 * SHOWN_PER_UPDATE,
+        largest < 2 * MIRRORED_PER_UPDATE,
         "{largest} shown in one update"
     );
     assert_eq!(shown.len(), stored.len());
@@ -432,17 +432,14 @@ fn far_placements_lie_past_the_near_distance_and_turn_near_as_the_camera_comes()
         let t = step as f32 / 20.0;
         let camera = Vec3::new(-200.0 + 400.0 * t, 25.0, -150.0 + 300.0 * t);
         let started = Instant::now();
-        // Until nothing is late; then a few more, for the promotions the last pass
-        // queued.
-        let mut settled = 0;
-        while settled < 4 {
+        loop {
             let changes = streamer.update(camera);
             for &tile in &changes.far_changed {
                 far.insert(tile, streamer.far_placements(tile).map(identity).collect());
             }
             mirror(&mut near, changes);
-            if streamer.stats().late_tiles == 0 {
-                settled += 1;
+            if streamer.stats().settled() {
+                break;
             }
             assert!(
                 started.elapsed() < Duration::from_secs(60),
