@@ -13,6 +13,14 @@
 //! jump that makes a large share due at once, or a prop described anew, finds the rows
 //! due (and the prop's own) in one scan of the rows and files only theirs again.
 //!
+//! A pass may be spread over several steps ([`LevelProofs::begin`], then
+//! [`LevelProofs::advance`]): it lists its due rows at its start and tests them, a
+//! share a step, all from the camera and odometer reading it began at, so it ends with
+//! the levels it would have given at once. Rows pushed meanwhile are not in it (they
+//! are tested at the next pass); a row given a level from outside leaves it (the level
+//! was given after the pass, in effect); a row swap-removed into another index takes
+//! its place in the list with it.
+//!
 //! Invariants, kept by [`LevelProofs::push`], [`LevelProofs::swap_remove`] and
 //! [`LevelProofs::note_level`] (the table calls them for every row it writes):
 //! - a row's `levels` entry is the table's level for it;
@@ -21,7 +29,8 @@
 //!   last test; a row given a level from outside a pass, or new, holds until now;
 //! - every row with a finite `holds_until` has an entry in the schedule no later than
 //!   it (entries for rows since re-proven or moved are stale: a stale entry costs an
-//!   early test, which is always sound).
+//!   early test, which is always sound), or is `due` in the pass under way;
+//! - a row is `due` only while a pass is under way and lists its index.
 
 use glam::{DVec3, Vec3};
 
@@ -55,6 +64,8 @@ struct Proof {
     member: Member,
     /// Its level: the table's, kept beside the proof made for it.
     level: u8,
+    /// Listed by the pass under way, and not tested by it yet.
+    due: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Proof>() == 32, "a proof is half a line");
@@ -71,10 +82,26 @@ pub(crate) struct LevelProofs {
     /// The rows a pass takes from the schedule, kept for its allocation.
     due_now: Vec<u32>,
     last_pass: Option<LastPass>,
+    /// The pass under way, while one is spread over steps.
+    spread: Option<Spread>,
     /// By prop index: the rule's revision for the prop at the last pass, and whether it
     /// changed since (scratch of a pass). As long as the largest prop index pushed.
     prop_revisions: Vec<u64>,
     prop_changed: Vec<bool>,
+}
+
+/// A pass under way: where it tests from, and the rows it listed.
+#[derive(Debug, Clone)]
+struct Spread {
+    camera: Vec3,
+    camera_f64: DVec3,
+    odometer: f64,
+    /// Row indices: those still `due` are tested, the others skipped.
+    rows: Vec<u32>,
+    /// How many of `rows` are looked at already.
+    next: usize,
+    /// How many rows a step tests.
+    per_step: usize,
 }
 
 /// Where the last pass was made, and under which revision of the rule.
@@ -99,29 +126,36 @@ impl LevelProofs {
             position,
             member,
             level,
+            due: false,
         });
         self.schedule_row(row);
     }
 
     /// Row `row` is now at `level`: unless a pass chose it (and proved it), it is tested
-    /// at the next one.
+    /// at the next one, and not by the pass under way.
     pub(crate) fn note_level(&mut self, row: u32, level: u8) {
         let r = row as usize;
         let proof = &mut self.rows[r];
-        if proof.level != level {
+        if proof.level != level || proof.due {
             proof.level = level;
+            proof.due = false;
             proof.holds_until = self.odometer;
             self.schedule_row(row);
         }
     }
 
     /// Mirrors the table's swap-remove of `row`: the last row, if another, takes its
-    /// index, and is scheduled there.
+    /// index, and is scheduled there (and listed there by the pass under way, if it is
+    /// due in it).
     pub(crate) fn swap_remove(&mut self, row: u32) {
         let r = row as usize;
         self.rows.swap_remove(r);
         if r < self.rows.len() {
             self.schedule_row(row);
+            if self.rows[r].due {
+                let spread = self.spread.as_mut().expect("a due row is in a pass");
+                spread.rows.push(row);
+            }
         }
     }
 
@@ -161,15 +195,30 @@ impl LevelProofs {
     ///
     /// The levels are exactly those testing every row would give: a row not tested is
     /// inside its level's kept range.
+    #[cfg(test)]
     pub(crate) fn relevel(
         &mut self,
         camera: Vec3,
         rule: &impl DistanceLevels,
         changes: &mut Vec<(u32, u8)>,
     ) -> u32 {
+        self.begin(camera, rule, 1, changes)
+    }
+
+    /// [`Self::relevel`] spread over `steps` steps: this one and as many calls of
+    /// [`Self::advance`], which test the rows it lists from `camera` a share at a time.
+    /// A pass under way is finished first, by `rule`. Returns the rows tested now.
+    pub(crate) fn begin(
+        &mut self,
+        camera: Vec3,
+        rule: &impl DistanceLevels,
+        steps: u32,
+        changes: &mut Vec<(u32, u8)>,
+    ) -> u32 {
+        let finished = self.finish(rule, changes);
         if !camera.is_finite() {
             // No distance is then below or above a kept range: every row stays.
-            return 0;
+            return finished;
         }
         let revision = rule.revision();
         let camera_f64 = camera.as_dvec3();
@@ -182,65 +231,139 @@ impl LevelProofs {
             _ => None,
         };
         let props_changed = self.note_prop_revisions(rule);
-        let mut pass = Pass {
-            camera,
-            camera_f64,
-            rule,
-            odometer: self.odometer,
-            changes,
-            tested: 0,
-        };
         match last_slot {
             Some(last_slot)
                 if !props_changed
                     && due_now.len() <= FULL_PASS_MIN_DUE.max(self.rows.len() / 4) =>
             {
-                // In row order, each row once however many entries it had.
+                // In row order, each row once however many entries it had; a stale
+                // entry (the row was removed, or re-proven past this pass) dropped.
                 due_now.sort_unstable();
                 due_now.dedup();
-                for &row in &due_now {
-                    let r = row as usize;
-                    // A stale entry: the row was removed, or re-proven past this pass.
-                    let stale = self
-                        .rows
-                        .get(r)
-                        .is_none_or(|proof| slot_of(proof.holds_until) > last_slot);
-                    if stale {
-                        continue;
-                    }
-                    self.test(row, &mut pass);
-                    self.schedule_row(row);
-                }
+                due_now.retain(|&row| {
+                    (self.rows.get(row as usize))
+                        .is_some_and(|proof| slot_of(proof.holds_until) <= last_slot)
+                });
             }
             Some(last_slot) => {
                 // One scan of the rows for those due or of a prop described anew. The
                 // others' entries lie past the slots taken, still in the schedule.
-                for row in 0..self.rows.len() as u32 {
-                    let proof = &self.rows[row as usize];
+                due_now.clear();
+                due_now.extend((0u32..).zip(&self.rows).filter_map(|(row, proof)| {
                     let retest = slot_of(proof.holds_until) <= last_slot
                         || self.prop_changed[proof.member.prop.index() as usize];
-                    if retest {
-                        self.test(row, &mut pass);
-                        self.schedule_row(row);
-                    }
-                }
+                    retest.then_some(row)
+                }));
             }
             None => {
                 // A new rule revision: every row tested, every proof filed again.
                 self.schedule.restart_at(self.odometer);
-                for row in 0..self.rows.len() as u32 {
-                    self.test(row, &mut pass);
-                    self.schedule_row(row);
-                }
+                due_now.clear();
+                due_now.extend(0..self.rows.len() as u32);
             }
         }
-        due_now.clear();
-        self.due_now = due_now;
+        for &row in &due_now {
+            self.rows[row as usize].due = true;
+        }
+        let per_step = if steps <= 1 {
+            usize::MAX
+        } else {
+            due_now.len().div_ceil(steps as usize)
+        };
+        self.spread = Some(Spread {
+            camera,
+            camera_f64,
+            odometer: self.odometer,
+            rows: due_now,
+            next: 0,
+            per_step,
+        });
         self.last_pass = Some(LastPass {
             camera: camera_f64,
             revision,
         });
-        pass.tested
+        finished + self.advance(rule, changes)
+    }
+
+    /// Tests the next share of the pass under way (nothing if none is), by `rule`:
+    /// the rule it began with. Returns the rows tested.
+    pub(crate) fn advance(
+        &mut self,
+        rule: &impl DistanceLevels,
+        changes: &mut Vec<(u32, u8)>,
+    ) -> u32 {
+        let Some(mut spread) = self.spread.take() else {
+            return 0;
+        };
+        let mut pass = Pass {
+            camera: spread.camera,
+            camera_f64: spread.camera_f64,
+            rule,
+            odometer: spread.odometer,
+            changes,
+            tested: 0,
+        };
+        while (pass.tested as usize) < spread.per_step {
+            let Some(&row) = spread.rows.get(spread.next) else {
+                break;
+            };
+            spread.next += 1;
+            let Some(proof) = self.rows.get_mut(row as usize) else {
+                continue;
+            };
+            if !proof.due {
+                continue;
+            }
+            proof.due = false;
+            self.test(row, &mut pass);
+            self.schedule_row(row);
+        }
+        let tested = pass.tested;
+        if spread.next < spread.rows.len() {
+            self.spread = Some(spread);
+        } else {
+            spread.rows.clear();
+            self.due_now = spread.rows;
+        }
+        tested
+    }
+
+    /// Tests what the pass under way has left, by `rule` (the rule it began with).
+    pub(crate) fn finish(
+        &mut self,
+        rule: &impl DistanceLevels,
+        changes: &mut Vec<(u32, u8)>,
+    ) -> u32 {
+        let mut tested = 0;
+        while self.spread.is_some() {
+            tested += self.advance(rule, changes);
+        }
+        tested
+    }
+
+    /// Whether a pass is under way.
+    pub(crate) fn under_way(&self) -> bool {
+        self.spread.is_some()
+    }
+
+    /// Gives up the pass under way: the rows it has not tested keep their levels and are
+    /// tested at the next pass.
+    pub(crate) fn abandon(&mut self) {
+        let Some(mut spread) = self.spread.take() else {
+            return;
+        };
+        for &row in &spread.rows[spread.next..] {
+            let Some(proof) = self.rows.get_mut(row as usize) else {
+                continue;
+            };
+            if proof.due {
+                proof.due = false;
+                proof.holds_until = self.odometer;
+                self.schedule_row(row);
+            }
+        }
+        spread.rows.clear();
+        self.due_now = spread.rows;
     }
 
     /// Notes the rule's revision for every prop pushed so far, marking in
@@ -490,6 +613,50 @@ mod tests {
         assert_eq!(proofs.relevel(Vec3::ZERO, &rule, &mut changes), 3);
         assert_eq!(proofs.relevel(Vec3::ZERO, &rule, &mut changes), 0);
         assert!(changes.is_empty());
+    }
+
+    #[test]
+    fn a_pass_spread_over_steps_tests_a_share_a_step_from_where_it_began() {
+        let rows: Vec<_> = (0..10)
+            .map(|i| (Vec3::new(15.0, 0.0, i as f32 * 1e-3), 0))
+            .collect();
+        let mut proofs = proofs_of(&rows);
+        let mut changes = vec![];
+        assert_eq!(proofs.begin(Vec3::ZERO, &Ring, 3, &mut changes), 4);
+        assert!(proofs.under_way());
+        // Row 2 (tested) leaves and row 9 (not yet) takes its index with it; row 5, given
+        // a level from outside, leaves the pass.
+        proofs.swap_remove(2);
+        proofs.note_level(5, 0);
+        assert_eq!(proofs.advance(&Ring, &mut changes), 4, "rows 4, 6, 7, 8");
+        assert!(proofs.under_way());
+        assert_eq!(proofs.advance(&Ring, &mut changes), 1, "row 9, now 2");
+        assert!(!proofs.under_way());
+        // All from the camera the pass began at: 15 m out, level 0 stays.
+        assert!(changes.is_empty());
+        let proven = |p: &Proof| (4.9..5.0).contains(&p.holds_until);
+        assert!((0..9).filter(|&r| r != 5).all(|r| proven(&proofs.rows[r])));
+        assert!(!proven(&proofs.rows[5]));
+        assert_eq!(
+            proofs.relevel(Vec3::ZERO, &Ring, &mut changes),
+            1,
+            "row 5 is tested at the next pass"
+        );
+    }
+
+    #[test]
+    fn an_abandoned_pass_leaves_its_rows_to_the_next() {
+        let rows: Vec<_> = (0..6)
+            .map(|i| (Vec3::new(25.0, 0.0, i as f32 * 1e-3), 0))
+            .collect();
+        let mut proofs = proofs_of(&rows);
+        let mut changes = vec![];
+        assert_eq!(proofs.begin(Vec3::ZERO, &Ring, 2, &mut changes), 3);
+        proofs.abandon();
+        assert!(!proofs.under_way() && proofs.rows.iter().all(|p| !p.due));
+        let mut changes = vec![];
+        assert_eq!(proofs.relevel(Vec3::ZERO, &Ring, &mut changes), 3);
+        assert_eq!(changes, [(3, 1), (4, 1), (5, 1)]);
     }
 
     #[test]

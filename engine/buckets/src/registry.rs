@@ -46,6 +46,9 @@ pub struct RelevelStats {
     /// Placements whose instances changed buckets. A level change that clamps to the same
     /// LOD (a prop with fewer LODs than bands) or of a pending placement moves nothing.
     pub moved: u32,
+    /// Whether a distance pass spread over steps has rows left to test
+    /// ([`PlacementRegistry::continue_relevel_by_distance`]).
+    pub under_way: bool,
 }
 
 /// Placements by id, and the instance buckets they fill.
@@ -220,12 +223,16 @@ impl PlacementRegistry {
     /// level it should be at (its current one to stay). Changes are collected first and
     /// applied after the pass, so the pass itself only reads positions and levels.
     ///
+    /// A distance pass under way is given up: the placements it had not tested yet are
+    /// tested at the next one.
+    ///
     /// Precondition: `choose_level` returns levels up to [`CULLED_LEVEL`] (larger ones
     /// are clamped).
     pub fn relevel(
         &mut self,
         mut choose_level: impl FnMut(Member, Vec3, u8) -> u8,
     ) -> RelevelStats {
+        self.placements.proofs.abandon();
         let mut changes = std::mem::take(&mut self.level_changes);
         changes.clear();
         let table = &self.placements;
@@ -238,6 +245,7 @@ impl PlacementRegistry {
             }
         }
         let evaluated = self.placements.len();
+        self.unevaluated = false;
         self.apply_level_changes(changes, evaluated)
     }
 
@@ -254,11 +262,42 @@ impl PlacementRegistry {
         camera: Vec3,
         rule: &impl DistanceLevels,
     ) -> RelevelStats {
+        self.begin_relevel_by_distance(camera, rule, 1)
+    }
+
+    /// [`Self::relevel_by_distance`] spread over `steps` steps, so that no one frame
+    /// bears a whole pass: this call tests the first share of the placements due, each
+    /// [`Self::continue_relevel_by_distance`] the next, all from `camera`, until
+    /// `under_way` is false. The levels are then those of the pass made at once, with
+    /// what changed meanwhile applied after it: placements inserted are tested at the
+    /// next pass, and a level set from outside stands. Any pass under way is finished
+    /// first, by `rule`.
+    pub fn begin_relevel_by_distance(
+        &mut self,
+        camera: Vec3,
+        rule: &impl DistanceLevels,
+        steps: u32,
+    ) -> RelevelStats {
         let mut changes = std::mem::take(&mut self.level_changes);
         changes.clear();
-        let table = &mut self.placements;
-        let tested = table.proofs.relevel(camera, rule, &mut changes);
+        let tested = self
+            .placements
+            .proofs
+            .begin(camera, rule, steps, &mut changes);
+        self.unevaluated = false;
         self.apply_level_changes(changes, tested)
+    }
+
+    /// The next share of the distance pass under way, by `rule`: the one it began with.
+    /// `evaluated` is 0: the pass counted them when it began.
+    pub fn continue_relevel_by_distance(&mut self, rule: &impl DistanceLevels) -> RelevelStats {
+        let mut changes = std::mem::take(&mut self.level_changes);
+        changes.clear();
+        let tested = self.placements.proofs.advance(rule, &mut changes);
+        RelevelStats {
+            evaluated: 0,
+            ..self.apply_level_changes(changes, tested)
+        }
     }
 
     fn apply_level_changes(&mut self, changes: Vec<(u32, u8)>, tested: u32) -> RelevelStats {
@@ -267,11 +306,11 @@ impl PlacementRegistry {
             moved += u32::from(self.change_level(index, level));
         }
         self.level_changes = changes;
-        self.unevaluated = false;
         RelevelStats {
             evaluated: self.placements.len(),
             tested,
             moved,
+            under_way: self.placements.proofs.under_way(),
         }
     }
 

@@ -15,7 +15,8 @@ use crate::LodConfigError;
 /// What one [`LodController::tick`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TickStats {
-    /// Placements evaluated: all of them on an evaluating tick, 0 on a gated one.
+    /// Placements evaluated: all of them on a tick that evaluates, 0 on a gated one or
+    /// one that goes on with an evaluation spread over ticks.
     pub evaluated: u32,
     /// Of those, the placements whose distance was computed: those whose last proof of
     /// keeping their level the camera's travel used up.
@@ -26,6 +27,9 @@ pub struct TickStats {
     pub per_lod: [u32; MAX_LODS as usize],
     /// Placements of loaded props culled for their size or distance after the tick.
     pub culled: u32,
+    /// Whether an evaluation spread over ticks has placements left to test
+    /// ([`LodController::spread_evaluations`]).
+    pub evaluating: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +86,11 @@ impl DistanceLevels for Rule {
 /// (they are evaluated even under a still camera), or when the rule changed (a prop
 /// described, the viewport or tolerance changed). Otherwise a tick costs a time compare
 /// and one squared-distance compare.
+///
+/// An evaluation may be spread over the ticks that follow it
+/// ([`Self::spread_evaluations`]): each tests a share of the placements due, all from
+/// the camera the evaluation began at, so a fast camera's evaluation does not land on
+/// one frame.
 #[derive(Debug, Clone)]
 pub struct LodController {
     rule: Rule,
@@ -91,6 +100,10 @@ pub struct LodController {
     last_evaluation: Option<Evaluation>,
     /// The rule changed since the last evaluation.
     rule_changed: bool,
+    /// Ticks one evaluation's tests are spread over.
+    spread_ticks: u32,
+    /// The rule of the evaluation under way, while one is spread over ticks.
+    evaluating: Option<Rule>,
 }
 
 impl Default for LodController {
@@ -133,7 +146,45 @@ impl LodController {
             min_camera_travel_sq: travel * travel,
             last_evaluation: None,
             rule_changed: false,
+            spread_ticks: 1,
+            evaluating: None,
         })
+    }
+
+    /// Spreads each evaluation's tests over `ticks` ticks (1, the default: all on the
+    /// tick that evaluates). At 60 frames a second and the 4 Hz cap, up to 15 ticks lie
+    /// between two evaluations; one spread over fewer is done before the next is due.
+    /// The levels an evaluation ends with are those it would have given at once.
+    pub fn spread_evaluations(&mut self, ticks: u32) {
+        self.spread_ticks = ticks.max(1);
+    }
+
+    /// Whether an evaluation spread over ticks has placements left to test.
+    pub fn is_evaluating(&self) -> bool {
+        self.evaluating.is_some()
+    }
+
+    /// Finishes the evaluation under way, if one is: before a caller levels the
+    /// registry itself, or draws a still.
+    pub fn finish_evaluation(&mut self, registry: &mut PlacementRegistry) -> TickStats {
+        let (mut tested, mut moved) = (0, 0);
+        if let Some(rule) = self.evaluating.take() {
+            loop {
+                let relevel = registry.continue_relevel_by_distance(&rule);
+                tested += relevel.tested;
+                moved += relevel.moved;
+                if !relevel.under_way {
+                    break;
+                }
+            }
+        }
+        TickStats {
+            tested,
+            moved,
+            per_lod: registry.placed_per_lod(),
+            culled: registry.culled_len(),
+            ..TickStats::default()
+        }
     }
 
     /// Describes `prop` for screen-space switching (on load and on every re-bake): its
@@ -212,13 +263,28 @@ impl LodController {
     /// Call once a frame with the camera's world position and the time in seconds (any
     /// origin; it should not go backwards, and if it does the next camera movement
     /// re-evaluates at once). A tick with a non-finite camera position or time does
-    /// nothing.
+    /// nothing, unless it goes on with an evaluation spread over ticks: that one tests
+    /// from the camera it began at.
     pub fn tick(
         &mut self,
         registry: &mut PlacementRegistry,
         camera: Vec3,
         now_s: f64,
     ) -> TickStats {
+        if let Some(rule) = self.evaluating.take() {
+            let relevel = registry.continue_relevel_by_distance(&rule);
+            if relevel.under_way {
+                self.evaluating = Some(rule);
+            }
+            return TickStats {
+                tested: relevel.tested,
+                moved: relevel.moved,
+                per_lod: registry.placed_per_lod(),
+                culled: registry.culled_len(),
+                evaluating: relevel.under_way,
+                ..TickStats::default()
+            };
+        }
         if !self.is_due(registry, camera, now_s) {
             return TickStats {
                 per_lod: registry.placed_per_lod(),
@@ -226,7 +292,10 @@ impl LodController {
                 ..TickStats::default()
             };
         }
-        let relevel = registry.relevel_by_distance(camera, &self.rule);
+        let relevel = registry.begin_relevel_by_distance(camera, &self.rule, self.spread_ticks);
+        if relevel.under_way {
+            self.evaluating = Some(self.rule.clone());
+        }
         self.last_evaluation = Some(Evaluation {
             camera,
             at_s: now_s,
@@ -238,6 +307,7 @@ impl LodController {
             moved: relevel.moved,
             per_lod: registry.placed_per_lod(),
             culled: registry.culled_len(),
+            evaluating: relevel.under_way,
         }
     }
 

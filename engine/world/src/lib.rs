@@ -555,6 +555,12 @@ impl World {
         Ok(())
     }
 
+    /// Spreads each LOD evaluation's tests over `ticks` calls of [`Self::tick_lod`]
+    /// ([`LodController::spread_evaluations`]).
+    pub fn spread_lod_evaluations(&mut self, ticks: u32) {
+        self.lod.spread_evaluations(ticks);
+    }
+
     /// Re-evaluates LODs for a camera at `camera` at time `now` (seconds).
     pub fn tick_lod(&mut self, camera: Vec3, now: f64) -> TickStats {
         self.lod.tick(&mut self.registry, camera, now)
