@@ -501,6 +501,7 @@ impl World {
             total.tiles_cancelled += stats.tiles_cancelled;
             total.late_tiles += stats.late_tiles;
             total.waiting_tiles += stats.waiting_tiles;
+            total.passes_due += stats.passes_due;
             total.resident_placements += stats.resident_placements;
             total.resident_tiles += stats.resident_tiles;
         }

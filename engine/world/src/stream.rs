@@ -135,6 +135,9 @@ pub struct StreamStats {
     /// Tiles asked for and not taken back yet, and families queued to show: zero once
     /// the streamer has done all that the camera where it stands asks of it.
     pub waiting_tiles: u32,
+    /// Families whose pass is due and waits for a later update: an update passes over
+    /// one family (the most overdue), every family at the first.
+    pub passes_due: u32,
     /// Placements held after the last update: shown, made a little beyond reach, or
     /// made for later neighbours (erased ones included).
     pub resident_placements: u64,
@@ -143,11 +146,11 @@ pub struct StreamStats {
 }
 
 impl StreamStats {
-    /// Whether nothing is late or waiting: every tile the camera asks for is made and
-    /// shown, also those a little beyond reach, so what shows no longer depends on how
-    /// fast the workers were.
+    /// Whether nothing is late or waiting: every family has passed from where the camera
+    /// is, and every tile it asks for is made and shown, also those a little beyond
+    /// reach, so what shows no longer depends on how fast the workers were.
     pub fn settled(&self) -> bool {
-        self.late_tiles == 0 && self.waiting_tiles == 0
+        self.late_tiles == 0 && self.waiting_tiles == 0 && self.passes_due == 0
     }
 }
 
@@ -650,12 +653,32 @@ impl TileStreamer {
         let mut budget = Budget::default();
         self.show_queued(&mut changes, &mut budget);
         self.take_made(&mut changes, &mut budget);
+        // One family's pass an update, the most overdue (a family's first at once): the
+        // passes of far-reaching families cost milliseconds each and would add up on
+        // one frame. The others wait a frame or a few, well within the two steps a
+        // tile is asked for ahead of its show radius.
+        let families = 0..self.settings.reach_m.len();
+        let first: Vec<usize> = (families.clone())
+            .filter(|&family| self.passed_at[family].is_none())
+            .collect();
+        let overdue: Vec<(usize, f32)> = families
+            .filter_map(|family| {
+                let travelled = self.passed_at[family]?.distance(self.eye) / self.step(family);
+                (travelled >= 1.0).then_some((family, travelled))
+            })
+            .collect();
+        let due = first.len() + overdue.len();
+        let passing = if first.is_empty() {
+            let most = overdue.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+            most.map(|&(family, _)| family).into_iter().collect()
+        } else {
+            first
+        };
+        self.stats.passes_due = (due - passing.len()) as u32;
+        for family in passing {
+            self.pass(family, &mut changes);
+        }
         for family in 0..self.settings.reach_m.len() {
-            let step = self.step(family);
-            let due = self.passed_at[family].is_none_or(|at| at.distance(self.eye) >= step);
-            if due {
-                self.pass(family, &mut changes);
-            }
             let near_step = self.near_step(family);
             let near_due = self.near_m(family).is_finite()
                 && self.near_passed_at[family].is_none_or(|at| at.distance(self.eye) >= near_step);
@@ -766,7 +789,7 @@ impl TileStreamer {
                 if self.made_with(tile) & bit != 0 {
                     continue;
                 }
-                for neighbour in self.earlier(tile).collect::<Vec<_>>() {
+                for neighbour in earlier_within(self.tiles, tile) {
                     let bits = self.demand.entry(neighbour).or_default();
                     if *bits & bit == 0 {
                         *bits |= bit;
@@ -777,21 +800,26 @@ impl TileStreamer {
         }
         for tile in active {
             let demanded = self.demand.get(&tile).copied().unwrap_or(0);
-            if demanded & bit != 0 {
-                self.to_ask.push(tile);
-            }
-            if let Some(pending) = self.pending.get(&tile) {
-                if pending.families & demanded == 0 {
+            let asked = match self.pending.get(&tile) {
+                Some(pending) if pending.families & demanded == 0 => {
                     pending.cancelled.store(true, Ordering::Relaxed);
                     self.pending.remove(&tile);
                     self.stats.tiles_cancelled += 1;
+                    0
                 }
-            }
+                Some(pending) => pending.families,
+                None => 0,
+            };
             let distance = self.distance_to(tile, eye);
-            let Some(held) = self.held.get_mut(&tile) else {
+            let held = self.held.get_mut(&tile);
+            let made_with = held.as_ref().map_or(0, |held| held.made_with);
+            if demanded & bit != 0 && (made_with | asked) & bit == 0 {
+                self.to_ask.push(tile);
+            }
+            let Some(held) = held else {
                 continue;
             };
-            let (made_with, shown) = (held.made_with, held.shown);
+            let shown = held.shown;
             if shown & bit != 0 && distance > radii.keep {
                 self.hide(tile, bit, changes);
             } else if shown & bit == 0
@@ -1188,8 +1216,7 @@ impl TileStreamer {
 
     /// `tile`'s earlier neighbours on the terrain.
     fn earlier(&self, tile: (usize, usize)) -> impl Iterator<Item = (usize, usize)> {
-        let (across, along) = self.tiles;
-        TileGrid::earlier(tile).filter(move |&(x, z)| x < across && z < along)
+        earlier_within(self.tiles, tile)
     }
 
     /// `tile`'s later neighbours on the terrain: those it is an earlier one of.
@@ -1268,6 +1295,14 @@ fn placement_family_bit(families: &[(Arc<str>, f32)], placement: &Placement) -> 
             || family_bit(families, &placement.family),
             |index| 1 << index,
         )
+}
+
+/// `tile`'s earlier neighbours within a terrain `tiles` across and along.
+fn earlier_within(
+    (across, along): (usize, usize),
+    tile: (usize, usize),
+) -> impl Iterator<Item = (usize, usize)> {
+    TileGrid::earlier(tile).filter(move |&(x, z)| x < across && z < along)
 }
 
 /// What every worker shares.

@@ -234,6 +234,23 @@ fn tiles_left_behind_are_dropped_and_come_back_the_same() {
     );
 }
 
+/// Every family passes at the first update; from then on an update passes over one
+/// family, the most overdue, and the others wait for the updates that follow.
+#[test]
+fn an_update_passes_over_one_family_and_the_others_wait() {
+    let (_, source, terrain) = stored_and_source();
+    let mut streamer = streamer(&source, &terrain, 1);
+    let here = Vec3::new(0.0, 25.0, 0.0);
+    streamer.update(here);
+    assert_eq!(streamer.stats().passes_due, 0, "the first passes at once");
+    let there = here + Vec3::new(200.0, 0.0, 0.0);
+    streamer.update(there);
+    assert_eq!(streamer.stats().passes_due, 1);
+    assert!(!streamer.stats().settled());
+    streamer.update(there);
+    assert_eq!(streamer.stats().passes_due, 0);
+}
+
 /// Over a flight across the whole world the tiles held stay those around the camera:
 /// bounded by the reach, not by the world.
 #[test]
