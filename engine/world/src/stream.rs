@@ -750,8 +750,8 @@ impl TileStreamer {
         let radii = self.radii(family);
         let reach = self.settings.reach_m[family].1;
         let before = self.passed_at[family].replace(eye);
-        // The support wave reaches out from the ask radius and is fed from within it;
-        // the other radii only decide for the tiles they cross.
+        // The support wave reaches out from the ask radius (its tiles are looked at as
+        // far as it goes); the other radii only decide for the tiles they cross.
         let support = SUPPORT_TILES * self.tile_m;
         let bands = [
             (reach, 0.0),
@@ -760,27 +760,40 @@ impl TileStreamer {
             (radii.keep, 0.0),
         ];
         let active = self.active_tiles(before, &bands);
-        // What this family wanted before goes; what it wants now comes.
-        for tile in &active {
-            for map in [&mut self.demand, &mut self.late] {
-                if let Some(bits) = map.get_mut(tile) {
-                    *bits &= !bit;
-                    if *bits == 0 {
-                        map.remove(tile);
-                    }
+        let mut by_phase: [Vec<(usize, usize)>; 4] = Default::default();
+        let mut beyond: [Vec<(usize, usize)>; 4] = Default::default();
+        for &tile in &active {
+            if let Some(bits) = self.late.get_mut(&tile) {
+                *bits &= !bit;
+                if *bits == 0 {
+                    self.late.remove(&tile);
                 }
             }
-        }
-        let mut by_phase: [Vec<(usize, usize)>; 4] = Default::default();
-        for &tile in &active {
             let distance = self.distance_to(tile, eye);
+            let phase = usize::from(TileGrid::phase(tile));
             if distance > radii.ask {
+                beyond[phase].push(tile);
                 continue;
             }
             *self.demand.entry(tile).or_default() |= bit;
-            by_phase[usize::from(TileGrid::phase(tile))].push(tile);
+            by_phase[phase].push(tile);
             if distance <= reach && self.made_with(tile) & bit == 0 {
                 *self.late.entry(tile).or_default() |= bit;
+            }
+        }
+        // Beyond the ask radius a tile keeps the family only while it supports a later
+        // neighbour still waiting to be made with it: later phases first, so a chain of
+        // support goes at once.
+        for phase in (0..4).rev() {
+            for &tile in &beyond[phase] {
+                let demanded = self.demand.get(&tile).copied().unwrap_or(0);
+                if demanded & bit != 0 && !self.supports(tile, bit) {
+                    if demanded == bit {
+                        self.demand.remove(&tile);
+                    } else {
+                        self.demand.insert(tile, demanded & !bit);
+                    }
+                }
             }
         }
         // A tile not made with the family needs its earlier neighbours made with it.
@@ -837,21 +850,22 @@ impl TileStreamer {
     }
 
     /// The tiles a pass from `before` (none: the first pass) to the camera now must
-    /// look at, for `bands` of (radius, margin): those within the farthest radius and
-    /// its margin of either camera, less those whose distances from both cameras keep
-    /// more than its margin to one side of every radius, so that nothing a pass decides
-    /// about them can have changed. Whole blocks of tiles are ruled out first.
+    /// look at, for `bands` of (radius, margin past it): those within the farthest
+    /// radius and its margin of either camera, less those whose distances from both
+    /// cameras stay inside every radius or past every radius and its margin, so that
+    /// nothing a pass decides about them can have changed. Whole blocks of tiles are
+    /// ruled out first.
     fn active_tiles(&self, before: Option<Vec2>, bands: &[(f32, f32)]) -> Vec<(usize, usize)> {
         let eye = self.eye;
         let extent = bands.iter().map(|&(r, m)| r + m).fold(0.0, f32::max);
         let Some(before) = before else {
             return self.range_within(eye, extent).tiles().collect();
         };
-        // Whether some radius lies within its margin of [nearest, farthest].
+        // Whether some radius, or the margin past it, meets [nearest, farthest].
         let crossed = |nearest: f32, farthest: f32| {
             bands
                 .iter()
-                .any(|&(r, m)| r + m >= nearest && r - m <= farthest)
+                .any(|&(r, m)| r + m >= nearest && r <= farthest)
         };
         let region = self
             .range_within(before, extent)
@@ -1172,11 +1186,7 @@ impl TileStreamer {
             let radii = self.radii(family);
             let direct =
                 self.passed_at[family].is_some_and(|at| self.distance_to(tile, at) <= radii.ask);
-            let supporting = self.later(tile).any(|later| {
-                self.demand.get(&later).is_some_and(|&d| d & bit != 0)
-                    && self.made_with(later) & bit == 0
-            });
-            if direct || supporting {
+            if direct || self.supports(tile, bit) {
                 continue;
             }
             let left = self.demand.get_mut(&tile).expect("demanded");
@@ -1195,6 +1205,15 @@ impl TileStreamer {
             }
             self.forget(tile, bit);
         }
+    }
+
+    /// Whether one of `tile`'s later neighbours asks for the family `bit` is and is not
+    /// made with it yet: `tile` is then made with it first.
+    fn supports(&self, tile: (usize, usize), bit: u32) -> bool {
+        self.later(tile).any(|later| {
+            self.demand.get(&later).is_some_and(|&d| d & bit != 0)
+                && self.made_with(later) & bit == 0
+        })
     }
 
     /// The families whose show radius holds `tile` from the camera now, and those
