@@ -486,6 +486,14 @@ mod tests {
         proofs
     }
 
+    /// `count` rows at level 0, `distance` m out along x, a millimetre apart along z.
+    fn in_a_row(count: usize, distance: f32) -> LevelProofs {
+        let rows: Vec<_> = (0..count)
+            .map(|i| (Vec3::new(distance, 0.0, i as f32 * 1e-3), 0))
+            .collect();
+        proofs_of(&rows)
+    }
+
     #[test]
     fn a_row_is_not_tested_until_the_camera_travelled_its_slack() {
         let mut proofs = proofs_of(&[
@@ -557,10 +565,7 @@ mod tests {
 
     #[test]
     fn a_jump_past_most_proofs_tests_every_row() {
-        let rows: Vec<_> = (0..2_000)
-            .map(|i| (Vec3::new(12.0, 0.0, i as f32 * 1e-3), 0))
-            .collect();
-        let mut proofs = proofs_of(&rows);
+        let mut proofs = in_a_row(2_000, 12.0);
         let mut changes = vec![];
         proofs.relevel(Vec3::ZERO, &Ring, &mut changes);
         let tested = proofs.relevel(Vec3::new(1_000.0, 0.0, 0.0), &Ring, &mut changes);
@@ -617,10 +622,7 @@ mod tests {
 
     #[test]
     fn a_pass_spread_over_steps_tests_a_share_a_step_from_where_it_began() {
-        let rows: Vec<_> = (0..10)
-            .map(|i| (Vec3::new(15.0, 0.0, i as f32 * 1e-3), 0))
-            .collect();
-        let mut proofs = proofs_of(&rows);
+        let mut proofs = in_a_row(10, 15.0);
         let mut changes = vec![];
         assert_eq!(proofs.begin(Vec3::ZERO, &Ring, 3, &mut changes), 4);
         assert!(proofs.under_way());
@@ -646,10 +648,7 @@ mod tests {
 
     #[test]
     fn an_abandoned_pass_leaves_its_rows_to_the_next() {
-        let rows: Vec<_> = (0..6)
-            .map(|i| (Vec3::new(25.0, 0.0, i as f32 * 1e-3), 0))
-            .collect();
-        let mut proofs = proofs_of(&rows);
+        let mut proofs = in_a_row(6, 25.0);
         let mut changes = vec![];
         assert_eq!(proofs.begin(Vec3::ZERO, &Ring, 2, &mut changes), 3);
         proofs.abandon();

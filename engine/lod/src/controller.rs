@@ -4,7 +4,7 @@ use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use glam::Vec3;
-use sylva_buckets::{DistanceLevels, Member, PlacementRegistry, PropKey, MAX_LODS};
+use sylva_buckets::{DistanceLevels, Member, PlacementRegistry, PropKey, RelevelStats, MAX_LODS};
 
 use crate::bands::LodBands;
 use crate::config::{LodConfig, LodPolicy, PropLod, ScreenError, Viewport};
@@ -168,22 +168,36 @@ impl LodController {
     /// registry itself, or draws a still.
     pub fn finish_evaluation(&mut self, registry: &mut PlacementRegistry) -> TickStats {
         let (mut tested, mut moved) = (0, 0);
-        if let Some(rule) = self.evaluating.take() {
-            loop {
-                let relevel = registry.continue_relevel_by_distance(&rule);
-                tested += relevel.tested;
-                moved += relevel.moved;
-                if !relevel.under_way {
-                    break;
-                }
-            }
+        while let Some(relevel) = self.go_on(registry) {
+            tested += relevel.tested;
+            moved += relevel.moved;
         }
         TickStats {
             tested,
             moved,
+            ..Self::stats_of(registry, RelevelStats::default())
+        }
+    }
+
+    /// Tests the next share of the evaluation under way, if one is.
+    fn go_on(&mut self, registry: &mut PlacementRegistry) -> Option<RelevelStats> {
+        let rule = self.evaluating.take()?;
+        let relevel = registry.continue_relevel_by_distance(&rule);
+        if relevel.under_way {
+            self.evaluating = Some(rule);
+        }
+        Some(relevel)
+    }
+
+    /// A tick's stats: what `relevel` did, and the registry after it.
+    fn stats_of(registry: &PlacementRegistry, relevel: RelevelStats) -> TickStats {
+        TickStats {
+            evaluated: relevel.evaluated,
+            tested: relevel.tested,
+            moved: relevel.moved,
             per_lod: registry.placed_per_lod(),
             culled: registry.culled_len(),
-            ..TickStats::default()
+            evaluating: relevel.under_way,
         }
     }
 
@@ -271,26 +285,11 @@ impl LodController {
         camera: Vec3,
         now_s: f64,
     ) -> TickStats {
-        if let Some(rule) = self.evaluating.take() {
-            let relevel = registry.continue_relevel_by_distance(&rule);
-            if relevel.under_way {
-                self.evaluating = Some(rule);
-            }
-            return TickStats {
-                tested: relevel.tested,
-                moved: relevel.moved,
-                per_lod: registry.placed_per_lod(),
-                culled: registry.culled_len(),
-                evaluating: relevel.under_way,
-                ..TickStats::default()
-            };
+        if let Some(relevel) = self.go_on(registry) {
+            return Self::stats_of(registry, relevel);
         }
         if !self.is_due(registry, camera, now_s) {
-            return TickStats {
-                per_lod: registry.placed_per_lod(),
-                culled: registry.culled_len(),
-                ..TickStats::default()
-            };
+            return Self::stats_of(registry, RelevelStats::default());
         }
         let relevel = registry.begin_relevel_by_distance(camera, &self.rule, self.spread_ticks);
         if relevel.under_way {
@@ -301,14 +300,7 @@ impl LodController {
             at_s: now_s,
         });
         self.rule_changed = false;
-        TickStats {
-            evaluated: relevel.evaluated,
-            tested: relevel.tested,
-            moved: relevel.moved,
-            per_lod: registry.placed_per_lod(),
-            culled: registry.culled_len(),
-            evaluating: relevel.under_way,
-        }
+        Self::stats_of(registry, relevel)
     }
 
     /// How renderers cross-fade the levels across each switch (the hysteresis bands).

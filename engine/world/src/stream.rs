@@ -763,12 +763,7 @@ impl TileStreamer {
         let mut by_phase: [Vec<(usize, usize)>; 4] = Default::default();
         let mut beyond: [Vec<(usize, usize)>; 4] = Default::default();
         for &tile in &active {
-            if let Some(bits) = self.late.get_mut(&tile) {
-                *bits &= !bit;
-                if *bits == 0 {
-                    self.late.remove(&tile);
-                }
-            }
+            take_bits(&mut self.late, tile, bit);
             let distance = self.distance_to(tile, eye);
             let phase = usize::from(TileGrid::phase(tile));
             if distance > radii.ask {
@@ -788,11 +783,7 @@ impl TileStreamer {
             for &tile in &beyond[phase] {
                 let demanded = self.demand.get(&tile).copied().unwrap_or(0);
                 if demanded & bit != 0 && !self.supports(tile, bit) {
-                    if demanded == bit {
-                        self.demand.remove(&tile);
-                    } else {
-                        self.demand.insert(tile, demanded & !bit);
-                    }
+                    take_bits(&mut self.demand, tile, bit);
                 }
             }
         }
@@ -902,9 +893,10 @@ impl TileStreamer {
         (low, high)
     }
 
-    /// Passes over `family`'s far field from the camera where it is now: its shown
-    /// tiles beyond its far radius turn far, those within its near radius are queued to
-    /// turn near. Touches only the tiles round the family's last near pass and this one.
+    /// Passes over `family`'s far field from the camera where it is now: queues to
+    /// turn far its near tiles beyond its far radius, and to turn near its far tiles
+    /// within its near radius ([`TileStreamer::show_queued`] turns them). Touches only
+    /// the tiles round the family's last near pass and this one.
     fn pass_near(&mut self, family: usize) {
         let bit = 1u32 << family;
         let eye = self.eye;
@@ -1155,12 +1147,7 @@ impl TileStreamer {
             if shown & !near != 0 {
                 budget.far_changed(changes, tile, &self.held[&tile]);
             }
-            if let Some(late) = self.late.get_mut(&tile) {
-                *late &= !made.families;
-                if *late == 0 {
-                    self.late.remove(&tile);
-                }
-            }
+            take_bits(&mut self.late, tile, made.families);
             let later: Vec<(usize, usize)> = self.later(tile).collect();
             self.to_ask.extend(later);
             let earlier: Vec<(usize, usize)> = self.earlier(tile).collect();
@@ -1189,11 +1176,7 @@ impl TileStreamer {
             if direct || self.supports(tile, bit) {
                 continue;
             }
-            let left = self.demand.get_mut(&tile).expect("demanded");
-            *left &= !bit;
-            if *left == 0 {
-                self.demand.remove(&tile);
-            }
+            take_bits(&mut self.demand, tile, bit);
             let Some(held) = self.held.get(&tile) else {
                 continue;
             };
@@ -1314,6 +1297,16 @@ fn placement_family_bit(families: &[(Arc<str>, f32)], placement: &Placement) -> 
             || family_bit(families, &placement.family),
             |index| 1 << index,
         )
+}
+
+/// Clears `bits` from `tile`'s entry in `map`, dropping the entry once none is left.
+fn take_bits(map: &mut FxHashMap<(usize, usize), u32>, tile: (usize, usize), bits: u32) {
+    if let Some(left) = map.get_mut(&tile) {
+        *left &= !bits;
+        if *left == 0 {
+            map.remove(&tile);
+        }
+    }
 }
 
 /// `tile`'s earlier neighbours within a terrain `tiles` across and along.
