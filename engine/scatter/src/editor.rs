@@ -25,6 +25,8 @@ struct OpenStroke {
     dabs: Vec<(f32, f32)>,
     edit: Edit,
     report: StrokeReport,
+    /// Set when the stroke took placements from streamed fills.
+    streamed: Option<StreamedEdit>,
 }
 
 #[derive(Clone, Debug)]
@@ -61,13 +63,36 @@ pub struct Editor {
     /// Every erase stroke that removed something, in order, and whether it stands
     /// (undone, it does not): a re-run fill keeps the clearings made in it.
     erasures: Vec<Erasure>,
+    /// Streamed fills recorded so far.
+    streamed_fills: usize,
 }
 
-/// One entry of the undo or redo stack: what changed, and the erase stroke it was.
+/// One entry of the undo or redo stack: what changed, the erase stroke it was, and
+/// what it changed in streamed fills.
 #[derive(Clone, Debug)]
 struct Undoable {
     edit: Edit,
     erasure: Option<usize>,
+    streamed: Option<StreamedEdit>,
+}
+
+/// What an undo step changes in streamed fills, whose placements the editor does not
+/// hold: numbered by whoever streams them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamedEdit {
+    /// A streamed fill, by its place among the journal's streamed fills.
+    Fill(usize),
+    /// An erase stroke that took placements of streamed fills, by the number the
+    /// streaming side gave it ([`Editor::mark_stroke_streamed`]).
+    Erase(usize),
+}
+
+/// One undo or redo: what changed in the placements the editor holds, and in streamed
+/// fills.
+#[derive(Clone, Debug, Default)]
+pub struct Step {
+    pub edit: Edit,
+    pub streamed: Option<StreamedEdit>,
 }
 
 #[derive(Clone, Debug)]
@@ -206,6 +231,7 @@ impl Editor {
             redo: Vec::new(),
             open: None,
             fills: Vec::new(),
+            streamed_fills: 0,
             erasures: Vec::new(),
         })
     }
@@ -366,7 +392,7 @@ impl Editor {
         self.journal
             .events
             .push(Event::fill(&job.request, &job.preset));
-        self.push_undo(edit.clone(), None);
+        self.push_undo(edit.clone(), None, None);
         Ok(Applied {
             edit,
             report: Some(report),
@@ -464,7 +490,9 @@ impl Editor {
         self.undo.push(Undoable {
             edit: Edit::default(),
             erasure: None,
+            streamed: Some(StreamedEdit::Fill(self.streamed_fills)),
         });
+        self.streamed_fills += 1;
         self.redo.clear();
         Ok(job)
     }
@@ -510,7 +538,17 @@ impl Editor {
             dabs: Vec::new(),
             edit: Edit::default(),
             report: StrokeReport::default(),
+            streamed: None,
         });
+    }
+
+    /// Marks the open erase stroke as one that took placements of streamed fills (which
+    /// the editor does not hold): it becomes an undo step of its own even if it took no
+    /// stored placement, as the same erase over the fills stored would be.
+    pub fn mark_stroke_streamed(&mut self, erase: usize) {
+        if let Some(stroke) = &mut self.open {
+            stroke.streamed = Some(StreamedEdit::Erase(erase));
+        }
     }
 
     /// Applies one dab of the open stroke at world `(x, z)`.
@@ -586,12 +624,13 @@ impl Editor {
         let stroke = self.open.take()?;
         let report = matches!(stroke.kind, StrokeKind::Paint { .. }).then_some(stroke.report);
         let mut erasure = None;
+        let took = !stroke.edit.is_empty() || stroke.streamed.is_some();
         if let StrokeKind::Erase {
             radius,
             only_preset,
         } = &stroke.kind
         {
-            if !stroke.edit.is_empty() {
+            if took {
                 let categories = only_preset.as_ref().map(|name| {
                     self.journal.presets[name]
                         .picks
@@ -623,39 +662,60 @@ impl Editor {
                 only_preset,
             },
         });
-        self.push_undo(stroke.edit, erasure);
+        self.push_undo(stroke.edit, erasure, stroke.streamed);
         report
     }
 
-    fn push_undo(&mut self, edit: Edit, erasure: Option<usize>) {
-        if !edit.is_empty() {
-            self.undo.push(Undoable { edit, erasure });
+    fn push_undo(&mut self, edit: Edit, erasure: Option<usize>, streamed: Option<StreamedEdit>) {
+        if !edit.is_empty() || streamed.is_some() {
+            self.undo.push(Undoable {
+                edit,
+                erasure,
+                streamed,
+            });
             self.redo.clear();
         }
     }
 
     /// Takes back the last stroke; returns what changed.
     pub fn undo(&mut self) -> Option<Edit> {
+        self.undo_step().map(|step| step.edit)
+    }
+
+    /// Takes back the last stroke; returns what changed, in streamed fills too.
+    pub fn undo_step(&mut self) -> Option<Step> {
         self.end_stroke();
         let entry = self.undo.pop()?;
         let inverse = entry.edit.inverse();
         self.painter.apply(&inverse);
         self.set_standing(entry.erasure, false);
+        let streamed = entry.streamed;
         self.redo.push(entry);
         self.journal.events.push(Event::Undo);
-        Some(inverse)
+        Some(Step {
+            edit: inverse,
+            streamed,
+        })
     }
 
     /// Puts back the last undone stroke; returns what changed.
     pub fn redo(&mut self) -> Option<Edit> {
+        self.redo_step().map(|step| step.edit)
+    }
+
+    /// Puts back the last undone stroke; returns what changed, in streamed fills too.
+    pub fn redo_step(&mut self) -> Option<Step> {
         self.end_stroke();
         let entry = self.redo.pop()?;
         self.painter.apply(&entry.edit);
         self.set_standing(entry.erasure, true);
-        let edit = entry.edit.clone();
+        let step = Step {
+            edit: entry.edit.clone(),
+            streamed: entry.streamed,
+        };
         self.undo.push(entry);
         self.journal.events.push(Event::Redo);
-        Some(edit)
+        Some(step)
     }
 
     fn set_standing(&mut self, erasure: Option<usize>, stands: bool) {
@@ -686,9 +746,9 @@ impl Editor {
                 dabs,
                 only_preset,
             } => {
-                self.begin_erase(*radius, only_preset.as_deref())
-                    .map_err(locate)?;
-                self.run_dabs(terrain, dabs).map_err(locate)
+                let edit = self.erase_open(terrain, *radius, dabs, only_preset.as_deref(), path)?;
+                let report = self.end_stroke();
+                Ok(Applied { edit, report })
             }
             Event::Fill {
                 preset,
@@ -728,21 +788,43 @@ impl Editor {
         }
     }
 
+    /// Makes a journalled erase stroke (`path` names it in errors) and leaves it open,
+    /// for a caller that also takes its dabs from streamed fills
+    /// ([`Editor::mark_stroke_streamed`]) before it closes it ([`Editor::end_stroke`]).
+    /// Returns what it took.
+    pub fn erase_open(
+        &mut self,
+        terrain: &Terrain,
+        radius: f32,
+        dabs: &[(f32, f32)],
+        only_preset: Option<&str>,
+        path: &str,
+    ) -> Result<Edit, SessionError> {
+        let locate = |e: SessionError| located(e, path);
+        self.begin_erase(radius, only_preset).map_err(locate)?;
+        self.dabs_open(terrain, dabs).map_err(locate)
+    }
+
     fn run_dabs(
         &mut self,
         terrain: &Terrain,
         dabs: &[(f32, f32)],
     ) -> Result<Applied, SessionError> {
+        let edit = self.dabs_open(terrain, dabs)?;
+        let report = self.end_stroke();
+        Ok(Applied { edit, report })
+    }
+
+    /// Makes `dabs` in the open stroke; returns what the stroke changed.
+    fn dabs_open(&mut self, terrain: &Terrain, dabs: &[(f32, f32)]) -> Result<Edit, SessionError> {
         for &(x, z) in dabs {
             self.dab(terrain, Vec2::new(x, z))?;
         }
-        let edit = self
+        Ok(self
             .open
             .as_ref()
             .map(|s| s.edit.clone())
-            .unwrap_or_default();
-        let report = self.end_stroke();
-        Ok(Applied { edit, report })
+            .unwrap_or_default())
     }
 
     fn preset(&self, name: &str, field: &str) -> Result<&Preset, SessionError> {

@@ -22,7 +22,7 @@ mod session;
 mod spacing;
 mod tiles;
 
-pub use editor::{Applied, Editor, FillJob};
+pub use editor::{Applied, Editor, FillJob, Step, StreamedEdit};
 pub use fill::{
     cell_seed, plan as plan_fill, plan_tile as plan_fill_tile, Area, FillError, FillOrder,
     FillPlan, FillRegion, FillRequest, TileGrid, MAX_FILL_CANDIDATES, MAX_MASK_DABS,

@@ -14,7 +14,7 @@ use sylva_buckets::{scale_of, Member, PlacementRegistry, PropKey, PropShape, Reg
 use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport};
 use sylva_scatter::{
     Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
-    PlacementId, Session, SessionError, TileSource,
+    Session, SessionError, Step, StreamedEdit, TileSource,
 };
 use sylva_terrain::Terrain;
 use thiserror::Error;
@@ -22,8 +22,8 @@ use thiserror::Error;
 pub mod stream;
 
 use stream::{
-    Erasure, StreamChanges, StreamError, StreamSettings, StreamStats, TileStreamer,
-    MAX_STREAMED_FILLS,
+    erasure_takes_any, Erasure, StreamChanges, StreamError, StreamSettings, StreamStats,
+    TileStreamer, MAX_STREAMED_FILLS,
 };
 
 #[derive(Debug, Error)]
@@ -48,6 +48,13 @@ pub struct World {
     /// Whether journalled streamed fills are left to stream (else they are made whole).
     streams: bool,
     streamed: Vec<StreamedFill>,
+    /// Erase strokes over streamed fills so far, and those undone.
+    erase_strokes: usize,
+    undone_erases: FxHashSet<usize>,
+    /// The erase stroke open, in a world that streams.
+    open_erase: Option<OpenErase>,
+    /// How the streams were started, to start a fill again when it is redone.
+    started: Option<StreamStart>,
     /// Streamed tiles, by fill, whose far placements changed since a renderer last
     /// drained them.
     far_changed: FxHashSet<(usize, (usize, usize))>,
@@ -77,11 +84,32 @@ pub enum FarPlacements {
 }
 
 /// A fill journalled as streamed, in a world that streams: what its tiles are made
-/// from, the erases journalled after it and, once started, its streamer.
+/// from, the erases journalled after it, whether it is undone and, once started and
+/// while not undone, its streamer.
 struct StreamedFill {
     source: Arc<TileSource>,
     erasures: Vec<Erasure>,
+    undone: bool,
     streamer: Option<TileStreamer>,
+}
+
+/// An erase stroke being made in a world that streams.
+struct OpenErase {
+    radius: f32,
+    /// Only these categories; every one when `None`.
+    categories: Option<Vec<Arc<str>>>,
+    /// Its number among the erase strokes over streamed fills.
+    stroke: usize,
+    /// Whether it took a placement of a streamed fill yet.
+    took: bool,
+}
+
+/// The arguments streams were started with ([`World::start_streams`]).
+#[derive(Clone, Copy)]
+struct StreamStart {
+    hysteresis: f32,
+    workers: usize,
+    far: FarPlacements,
 }
 
 impl World {
@@ -95,6 +123,10 @@ impl World {
             keys: FxHashMap::default(),
             streams: false,
             streamed: Vec::new(),
+            erase_strokes: 0,
+            undone_erases: FxHashSet::default(),
+            open_erase: None,
+            started: None,
             far_changed: FxHashSet::default(),
         })
     }
@@ -102,8 +134,10 @@ impl World {
     /// Replays a whole journal as [`World::replay`] does, except its streamed fills:
     /// they are left to be made around the camera ([`World::start_streams`],
     /// [`World::update_streams`]), the placements they make there the same as replay's.
-    /// Erases journalled after a streamed fill take from its tiles too; strokes painted
-    /// after one are accepted against the stored placements only.
+    /// Erases journalled after a streamed fill take from its tiles too, and undo and
+    /// redo take back and put back a streamed fill or an erase over one as they do a
+    /// stored one (an erase that takes nothing from either is no undo step); strokes
+    /// painted after one are accepted against the stored placements only.
     pub fn replay_streamed(
         terrain: Terrain,
         session: &Session,
@@ -261,22 +295,74 @@ impl World {
     }
 
     pub fn begin_paint(&mut self, preset: &str, brush: BrushSettings) -> Result<(), WorldError> {
+        self.open_erase = None;
         Ok(self.editor.begin_paint(preset, brush)?)
     }
 
+    /// Starts an erase stroke; in a world that streams, it takes from the streamed
+    /// fills' tiles too, now and whenever they are made again.
     pub fn begin_erase(
         &mut self,
         radius: f32,
         only_preset: Option<&str>,
     ) -> Result<(), WorldError> {
-        Ok(self.editor.begin_erase(radius, only_preset)?)
+        self.editor.begin_erase(radius, only_preset)?;
+        self.open_streamed_erase(radius, only_preset);
+        Ok(())
+    }
+
+    /// Notes an erase stroke just begun in the editor, where fills stream.
+    fn open_streamed_erase(&mut self, radius: f32, only_preset: Option<&str>) {
+        self.open_erase = None;
+        if self.streamed.is_empty() {
+            return;
+        }
+        let categories = only_preset.map(|name| {
+            self.editor
+                .registered_preset(name)
+                .map_or_else(Vec::new, |preset| {
+                    (preset.picks.iter())
+                        .map(|pick| Arc::from(&*pick.category))
+                        .collect()
+                })
+        });
+        self.open_erase = Some(OpenErase {
+            radius,
+            categories,
+            stroke: self.erase_strokes,
+            took: false,
+        });
+        self.erase_strokes += 1;
     }
 
     /// One dab of the open stroke at world `(x, z)`.
     pub fn dab(&mut self, at: Vec2) -> Result<Applied, WorldError> {
         let applied = self.editor.dab(&self.terrain, at)?;
         self.mirror(&applied.edit)?;
+        self.erase_streamed_dab(at)?;
         Ok(applied)
+    }
+
+    /// Takes what the open erase stroke's dab at `at` covers from the streamed fills.
+    fn erase_streamed_dab(&mut self, at: Vec2) -> Result<(), WorldError> {
+        let Some(open) = &self.open_erase else {
+            return Ok(());
+        };
+        let erasure = Erasure {
+            center: at,
+            radius: open.radius,
+            categories: open.categories.clone(),
+            stroke: open.stroke,
+        };
+        let (stroke, took_before) = (open.stroke, open.took);
+        let took = self.erase_streamed(erasure, !took_before)?;
+        if took && !took_before {
+            self.editor.mark_stroke_streamed(stroke);
+            if let Some(open) = &mut self.open_erase {
+                open.took = true;
+            }
+        }
+        Ok(())
     }
 
     /// Fills a region with a preset (one undoable edit); `progress` hears tiles done and
@@ -299,23 +385,67 @@ impl World {
     }
 
     pub fn end_stroke(&mut self) -> Option<sylva_scatter::StrokeReport> {
+        self.open_erase = None;
         self.editor.end_stroke()
     }
 
+    /// Takes back the last stroke or fill, a streamed fill's or an erase over one's
+    /// streamed part included; returns what changed in the stored placements.
     pub fn undo(&mut self) -> Result<Option<Edit>, WorldError> {
-        let edit = self.editor.undo();
-        if let Some(edit) = &edit {
-            self.mirror(edit)?;
-        }
-        Ok(edit)
+        let step = self.editor.undo_step();
+        self.mirror_step(step, false)
     }
 
+    /// Puts back the last undone stroke or fill.
     pub fn redo(&mut self) -> Result<Option<Edit>, WorldError> {
-        let edit = self.editor.redo();
-        if let Some(edit) = &edit {
-            self.mirror(edit)?;
+        let step = self.editor.redo_step();
+        self.mirror_step(step, true)
+    }
+
+    /// Mirrors an undo (`redo` false) or redo step, streamed fills included.
+    fn mirror_step(&mut self, step: Option<Step>, redo: bool) -> Result<Option<Edit>, WorldError> {
+        self.open_erase = None;
+        let Some(step) = step else {
+            return Ok(None);
+        };
+        self.mirror(&step.edit)?;
+        match step.streamed {
+            Some(StreamedEdit::Fill(fill)) => self.set_fill_undone(fill, !redo)?,
+            Some(StreamedEdit::Erase(stroke)) => {
+                if redo {
+                    self.undone_erases.remove(&stroke);
+                } else {
+                    self.undone_erases.insert(stroke);
+                }
+                let mut changes = Vec::new();
+                for (index, fill) in self.streamed.iter_mut().enumerate() {
+                    if let Some(streamer) = &mut fill.streamer {
+                        changes.push((index, streamer.set_standing(stroke, redo)));
+                    }
+                }
+                for (index, change) in changes {
+                    self.mirror_stream(index, change)?;
+                }
+            }
+            None => {}
         }
-        Ok(edit)
+        Ok(Some(step.edit))
+    }
+
+    /// Undoes (its tiles leave) or redoes (they stream again) streamed fill `fill`.
+    fn set_fill_undone(&mut self, fill: usize, undone: bool) -> Result<(), WorldError> {
+        let Some(streamed) = self.streamed.get_mut(fill) else {
+            return Ok(());
+        };
+        streamed.undone = undone;
+        if undone {
+            self.stop_stream(fill)
+        } else if let Some(start) = self.started {
+            let reach = self.stream_reach();
+            self.start_stream(fill, &reach, start)
+        } else {
+            Ok(())
+        }
     }
 
     /// Applies a journal event (`path` names it in errors, e.g. `events[3]`).
@@ -324,6 +454,34 @@ impl World {
             let applied = self.editor.apply(&self.terrain, event, path)?;
             self.mirror(&applied.edit)?;
             return Ok(applied);
+        }
+        match event {
+            Event::Erase {
+                radius,
+                dabs,
+                only_preset,
+            } if !self.streamed.is_empty() => {
+                let only_preset = only_preset.as_deref();
+                let edit =
+                    (self.editor).erase_open(&self.terrain, *radius, dabs, only_preset, path)?;
+                self.mirror(&edit)?;
+                self.open_streamed_erase(*radius, only_preset);
+                for &(x, z) in dabs {
+                    self.erase_streamed_dab(Vec2::new(x, z))?;
+                }
+                self.open_erase = None;
+                let report = self.editor.end_stroke();
+                return Ok(Applied { edit, report });
+            }
+            Event::Undo => {
+                let edit = self.undo()?.unwrap_or_default();
+                return Ok(Applied { edit, report: None });
+            }
+            Event::Redo => {
+                let edit = self.redo()?.unwrap_or_default();
+                return Ok(Applied { edit, report: None });
+            }
+            _ => {}
         }
         let (applied, streamed) = self.editor.apply_streaming(&self.terrain, event, path)?;
         self.mirror(&applied.edit)?;
@@ -335,52 +493,44 @@ impl World {
             self.streamed.push(StreamedFill {
                 source: Arc::new(source),
                 erasures: Vec::new(),
+                undone: false,
                 streamer: None,
             });
-        }
-        if let Event::Erase {
-            radius,
-            dabs,
-            only_preset,
-        } = event
-        {
-            let categories = only_preset.as_ref().map(|name| {
-                self.editor
-                    .registered_preset(name)
-                    .map_or_else(Vec::new, |preset| {
-                        preset
-                            .picks
-                            .iter()
-                            .map(|pick| Arc::from(&*pick.category))
-                            .collect()
-                    })
-            });
-            for &(x, z) in dabs {
-                let erasure = Erasure {
-                    center: Vec2::new(x, z),
-                    radius: *radius,
-                    categories: categories.clone(),
-                };
-                self.erase_streamed(erasure)?;
+            if let Some(start) = self.started {
+                let reach = self.stream_reach();
+                self.start_stream(self.streamed.len() - 1, &reach, start)?;
             }
         }
         Ok(applied)
     }
 
-    /// Takes what `erasure` covers from every streamed fill, now and whenever its tiles
-    /// are made again.
-    fn erase_streamed(&mut self, erasure: Erasure) -> Result<(), WorldError> {
+    /// Takes what `erasure` covers from every streamed fill not undone, now and
+    /// whenever its tiles are made again. With `check`, says whether it took a
+    /// placement no standing erase took before (making the tiles it touches here);
+    /// without, answers false.
+    fn erase_streamed(&mut self, erasure: Erasure, check: bool) -> Result<bool, WorldError> {
+        let mut took = false;
         let mut changes = Vec::new();
         for (index, fill) in self.streamed.iter_mut().enumerate() {
-            match &mut fill.streamer {
-                Some(streamer) => changes.push((index, streamer.erase(erasure.clone())?)),
-                None => fill.erasures.push(erasure.clone()),
+            if fill.undone {
+                continue;
+            }
+            if check && !took {
+                let before: Vec<&Erasure> = (fill.erasures.iter())
+                    .filter(|e| !self.undone_erases.contains(&e.stroke))
+                    .collect();
+                took = erasure_takes_any(&fill.source, &self.terrain, &erasure, &before)
+                    .map_err(StreamError::from)?;
+            }
+            fill.erasures.push(erasure.clone());
+            if let Some(streamer) = &mut fill.streamer {
+                changes.push((index, streamer.erase(erasure.clone())?));
             }
         }
         for (index, change) in changes {
             self.mirror_stream(index, change)?;
         }
-        Ok(())
+        Ok(took)
     }
 
     /// Per spacing family the streamed fills place, how far its props can be seen: the
@@ -447,40 +597,69 @@ impl World {
         workers: usize,
         far: FarPlacements,
     ) -> Result<(), WorldError> {
+        let start = StreamStart {
+            hysteresis,
+            workers,
+            far,
+        };
+        self.started = Some(start);
         let reach = self.stream_reach();
         for index in 0..self.streamed.len() {
-            if let Some(old) = self.streamed[index].streamer.take() {
-                let ids: Vec<PlacementId> = old.near_placements().map(|p| p.id).collect();
-                for id in ids {
-                    self.registry.remove(id.0)?;
-                }
-                self.far_changed
-                    .extend(old.far_tiles().map(|tile| (index, tile)));
+            self.stop_stream(index)?;
+            if !self.streamed[index].undone {
+                self.start_stream(index, &reach, start)?;
             }
-            let fill = &self.streamed[index];
-            let settings = StreamSettings {
-                reach_m: reach
-                    .iter()
-                    .map(|r| (Arc::clone(&r.family), r.reach_m))
-                    .collect(),
-                near_m: match far {
-                    FarPlacements::Registry => Vec::new(),
-                    FarPlacements::Blocks => reach.iter().map(|r| r.near_m).collect(),
-                },
-                hysteresis,
-                workers,
-            };
-            let mut streamer = TileStreamer::new(
-                Arc::clone(&fill.source),
-                Arc::clone(&self.terrain),
-                settings,
-                index,
-            )?;
-            for erasure in &fill.erasures {
-                streamer.erase(erasure.clone())?;
-            }
-            self.streamed[index].streamer = Some(streamer);
         }
+        Ok(())
+    }
+
+    /// Starts streamed fill `index`'s streamer, its erases applied.
+    fn start_stream(
+        &mut self,
+        index: usize,
+        reach: &[FamilyReach],
+        start: StreamStart,
+    ) -> Result<(), WorldError> {
+        let settings = StreamSettings {
+            reach_m: reach
+                .iter()
+                .map(|r| (Arc::clone(&r.family), r.reach_m))
+                .collect(),
+            near_m: match start.far {
+                FarPlacements::Registry => Vec::new(),
+                FarPlacements::Blocks => reach.iter().map(|r| r.near_m).collect(),
+            },
+            hysteresis: start.hysteresis,
+            workers: start.workers,
+        };
+        let fill = &self.streamed[index];
+        let mut streamer = TileStreamer::new(
+            Arc::clone(&fill.source),
+            Arc::clone(&self.terrain),
+            settings,
+            index,
+        )?;
+        for erasure in &fill.erasures {
+            streamer.erase(erasure.clone())?;
+        }
+        for &stroke in &self.undone_erases {
+            streamer.set_standing(stroke, false);
+        }
+        self.streamed[index].streamer = Some(streamer);
+        Ok(())
+    }
+
+    /// Stops streamed fill `index`'s streamer, if any: its placements leave the
+    /// registry and its far tiles empty.
+    fn stop_stream(&mut self, index: usize) -> Result<(), WorldError> {
+        let Some(old) = self.streamed[index].streamer.take() else {
+            return Ok(());
+        };
+        for placement in old.near_placements() {
+            self.registry.remove(placement.id.0)?;
+        }
+        self.far_changed
+            .extend(old.far_tiles().map(|tile| (index, tile)));
         Ok(())
     }
 

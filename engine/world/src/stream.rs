@@ -83,6 +83,8 @@ pub enum StreamError {
     TooManyFills,
     #[error("the terrain has {tiles} tiles of this fill, more than streamed ids number")]
     TooManyTiles { tiles: usize },
+    #[error("making the tiles under an erase: {0}")]
+    Tile(#[from] FillError),
 }
 
 /// How a streamed fill is kept around the camera.
@@ -300,8 +302,10 @@ pub struct TileStreamer {
     stats: StreamStats,
     /// The first tile error a worker met; tiles that fail stay empty.
     error: Option<FillError>,
-    /// Every erase made over the fill, in order, and by tile the ones that touch it.
+    /// Every erase made over the fill, in order, whether each stands (an undone one
+    /// does not), and by tile the ones that touch it.
     erasures: Vec<Erasure>,
+    standing: Vec<bool>,
     erasures_by_tile: FxHashMap<(usize, usize), Vec<usize>>,
     /// Per tile, the families it must be made with: those whose reach (a little
     /// stretched) holds it at their last pass, and those its later neighbours need.
@@ -406,13 +410,16 @@ struct Radii {
     far: f32,
 }
 
-/// An erase over a streamed fill: what it took stays taken whenever its tiles are made.
+/// One dab of an erase over a streamed fill: what it took stays taken whenever its
+/// tiles are made, until its stroke is undone.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Erasure {
     pub center: Vec2,
     pub radius: f32,
     /// Only these categories; every one when `None`.
     pub categories: Option<Vec<Arc<str>>>,
+    /// The erase stroke it is a dab of: a stroke's dabs are undone and redone together.
+    pub stroke: usize,
 }
 
 impl Erasure {
@@ -522,6 +529,7 @@ impl TileStreamer {
             stats: StreamStats::default(),
             error: None,
             erasures: Vec::new(),
+            standing: Vec::new(),
             erasures_by_tile: FxHashMap::default(),
             demand: FxHashMap::with_capacity_and_hasher(capacity, Default::default()),
             late: FxHashMap::default(),
@@ -601,10 +609,15 @@ impl TileStreamer {
         batch: &'a Batch,
         bits: u32,
     ) -> impl Iterator<Item = &'a Placement> {
+        batch.of(bits).filter(move |p| !self.erased(tile, p))
+    }
+
+    /// Whether a standing erase takes `placement` of tile `tile`.
+    fn erased(&self, tile: (usize, usize), placement: &Placement) -> bool {
         let erasures: &[usize] = self.erasures_by_tile.get(&tile).map_or(&[], Vec::as_slice);
-        batch
-            .of(bits)
-            .filter(move |p| !erasures.iter().any(|&i| self.erasures[i].takes(p)))
+        erasures
+            .iter()
+            .any(|&i| self.standing[i] && self.erasures[i].takes(placement))
     }
 
     /// Erases what `erasure` takes from the fill: hidden now in the tiles held, and in
@@ -639,10 +652,60 @@ impl TileStreamer {
         }
         let index = self.erasures.len();
         self.erasures.push(erasure);
+        self.standing.push(true);
         for tile in touched {
             self.erasures_by_tile.entry(tile).or_default().push(index);
         }
         Ok(changes)
+    }
+
+    /// Undoes (`stands` false) or redoes the erase stroke `stroke`: what its dabs took,
+    /// and no other standing erase does, shows again in the tiles held, or goes again.
+    pub fn set_standing(&mut self, stroke: usize, stands: bool) -> StreamChanges {
+        let mut changes = StreamChanges::default();
+        let flipped: Vec<usize> = (0..self.erasures.len())
+            .filter(|&i| self.erasures[i].stroke == stroke && self.standing[i] != stands)
+            .collect();
+        if flipped.is_empty() {
+            return changes;
+        }
+        let mut tiles: Vec<(usize, usize)> = (self.erasures_by_tile.iter())
+            .filter(|(tile, indices)| {
+                self.held.contains_key(tile) && indices.iter().any(|i| flipped.contains(i))
+            })
+            .map(|(&tile, _)| tile)
+            .collect();
+        tiles.sort_unstable();
+        // Per tile, the placements the flipped dabs take, whether near, and whether
+        // hidden before the flip.
+        let mut touched: Vec<((usize, usize), Placement, bool, bool)> = Vec::new();
+        for &tile in &tiles {
+            let held = &self.held[&tile];
+            for (bits, near) in [(held.near, true), (held.shown & !held.near, false)] {
+                let taken = (held.batches.iter())
+                    .filter(|batch| batch.families & bits != 0)
+                    .flat_map(|batch| batch.of(bits))
+                    .filter(|p| flipped.iter().any(|&i| self.erasures[i].takes(p)));
+                for p in taken {
+                    touched.push((tile, p.clone(), near, self.erased(tile, p)));
+                }
+            }
+        }
+        for &i in &flipped {
+            self.standing[i] = stands;
+        }
+        for (tile, placement, near, hidden_before) in touched {
+            let hidden = self.erased(tile, &placement);
+            if hidden == hidden_before {
+                continue;
+            }
+            match (near, hidden) {
+                (true, true) => changes.removed.push(placement.id),
+                (true, false) => changes.added.push(placement),
+                (false, _) => changes.far_changed.push(tile),
+            }
+        }
+        changes
     }
 
     /// Takes what the workers made, asks for what the camera at `camera` now wants,
@@ -1270,6 +1333,38 @@ impl Drop for TileStreamer {
 }
 
 /// The distance from `eye` to the nearest point of the box from `low` to `high`.
+/// Whether `erasure` takes a placement the fill `source` makes on `terrain` that no
+/// erase of `before` takes: whether the same erase over the fill stored would remove
+/// anything. Makes the tiles it touches on the calling thread.
+pub fn erasure_takes_any(
+    source: &TileSource,
+    terrain: &Terrain,
+    erasure: &Erasure,
+    before: &[&Erasure],
+) -> Result<bool, FillError> {
+    let side = source.grid().side_cells;
+    let last = (
+        (terrain.columns() - 1).div_ceil(side).saturating_sub(1),
+        (terrain.rows() - 1).div_ceil(side).saturating_sub(1),
+    );
+    // A placement's tile is the one its candidate was drawn in, which rounding can put
+    // a hair past the tile under the placement.
+    let reach = erasure.radius + 0.5;
+    let (center, corner) = (erasure.center, Vec2::splat(reach));
+    let low = source.tile_at(center.x - corner.x, center.y - corner.y);
+    let high = source.tile_at(center.x + corner.x, center.y + corner.y);
+    for z in low.1..=high.1.min(last.1) {
+        for x in low.0..=high.0.min(last.0) {
+            let made = source.make(terrain, (x, z), 0)?;
+            let takes = |p: &Placement| erasure.takes(p) && !before.iter().any(|e| e.takes(p));
+            if made.iter().any(takes) {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 fn distance_to_box(eye: Vec2, low: Vec2, high: Vec2) -> f32 {
     (eye.clamp(low, high) - eye).length()
 }

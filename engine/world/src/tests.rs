@@ -373,3 +373,5 @@ fn a_streamed_world_holds_around_the_camera_what_the_stored_world_holds_there() 
     let erased = |p: &Placement| Vec2::new(p.position.x, p.position.z).distance(erased_at) <= 12.0;
     assert!(stored.editor().painter().placements().all(|p| !erased(p)));
 }
+
+mod streamed_edits;

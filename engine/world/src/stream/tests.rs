@@ -334,6 +334,7 @@ fn an_erase_over_streamed_tiles_survives_the_camera_leaving_and_coming_back() {
         center: Vec2::new(here.x + 10.0, here.z - 5.0),
         radius: 40.0,
         categories: Some(vec!["tree".into()]),
+        stroke: 0,
     };
     let taken: Vec<&Placement> = stored.iter().filter(|p| erasure.takes(p)).collect();
     assert!(taken.len() > 5, "{} trees under the erase", taken.len());
@@ -369,6 +370,20 @@ fn an_erase_over_streamed_tiles_survives_the_camera_leaving_and_coming_back() {
         back.len(),
         left.len()
     );
+
+    // Undone, what it took shows again; redone, it goes again.
+    let all: BTreeSet<_> = before.values().map(key).filter(in_reach).collect();
+    let standing = |shown: &BTreeMap<u64, Identity>| -> BTreeSet<_> {
+        shown.values().map(key).filter(in_reach).collect()
+    };
+    mirror(&mut shown, streamer.set_standing(0, false));
+    assert!(
+        standing(&shown) == all,
+        "undone, the erase leaves nothing out"
+    );
+    assert_eq!(streamer.set_standing(0, false), StreamChanges::default());
+    mirror(&mut shown, streamer.set_standing(0, true));
+    assert!(standing(&shown) == left, "redone, the erase takes the same");
 
     let bad = Erasure {
         radius: f32::NAN,

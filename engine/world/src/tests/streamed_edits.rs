@@ -1,0 +1,180 @@
+//! Erases, undo and redo over streamed fills: painted live in a world that streams,
+//! the journal replays stored to the same placements the streamed world shows.
+
+use std::collections::BTreeSet;
+
+use glam::{Vec2, Vec3};
+use sylva_lod::LodConfig;
+use sylva_scatter::{
+    Editor, FillOrder, FillRegion, FillRequest, Placement, Session, DEFAULT_PLACEMENT_CAP,
+};
+use sylva_terrain::{default_world, Landmark};
+
+use super::{load_all, preset, session};
+use crate::{FarPlacements, World};
+
+type Key = (String, [u32; 3], [u32; 4]);
+
+fn key(p: &Placement) -> Key {
+    (
+        p.prop.to_string(),
+        p.position.to_array().map(f32::to_bits),
+        p.rotation.to_array().map(f32::to_bits),
+    )
+}
+
+/// A stroke on the meadow, then the whole world filled streamed.
+fn journal() -> Session {
+    let terrain = default_world();
+    let mut editor = Editor::new(&session(DEFAULT_PLACEMENT_CAP)).unwrap();
+    let name = editor.use_preset("t", preset()).unwrap();
+    let brush = sylva_scatter::BrushSettings {
+        radius: 10.0,
+        density_per_m2: 0.5,
+    };
+    editor.begin_paint(&name, brush).unwrap();
+    editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
+    editor.end_stroke();
+    let request = FillRequest {
+        preset: name,
+        region: FillRegion::Whole,
+        density: None,
+        order: FillOrder::Tiles,
+        stream: true,
+        replaces: None,
+    };
+    editor.record_streamed_fill(&terrain, &request).unwrap();
+    editor.session().clone()
+}
+
+/// `journal` replayed streaming round `eye`, its tiles all made.
+fn streamed(journal: &Session, eye: Vec2) -> World {
+    let (mut world, _) =
+        World::replay_streamed(default_world(), journal, &LodConfig::default()).unwrap();
+    load_all(&mut world);
+    for (prop, radius) in [("tree/a", 0.3), ("tree/b", 0.3), ("grass/a", 0.1)] {
+        world
+            .describe_prop_lod(prop, vec![0.0, 0.002, 0.01], radius)
+            .unwrap();
+    }
+    world
+        .start_streams(0.2, 2, FarPlacements::Registry)
+        .unwrap();
+    settle(&mut world, eye);
+    world
+}
+
+fn settle(world: &mut World, eye: Vec2) {
+    let camera = Vec3::new(eye.x, 20.0, eye.y);
+    let started = std::time::Instant::now();
+    while !world.update_streams(camera).unwrap().settled() {
+        assert!(started.elapsed().as_secs() < 60, "tiles never came");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// What `world` shows: its stored placements and its streamed fills' shown ones.
+fn shown(world: &World) -> BTreeSet<Key> {
+    (world.editor().painter().placements())
+        .chain(world.streamed_placements())
+        .map(key)
+        .collect()
+}
+
+/// What `streamed` shows round `eye` is what `journal` replayed stored holds there:
+/// every stored placement within its family's reach shows, and nothing shows that
+/// is not stored.
+fn assert_shows_what_is_stored(streamed: &World, journal: &Session, eye: Vec2) {
+    let (stored, _) = World::replay(default_world(), journal, &LodConfig::default()).unwrap();
+    let stored: BTreeSet<Key> = stored.editor().painter().placements().map(key).collect();
+    let shown = shown(streamed);
+    let reach = streamed.stream_reach();
+    let in_reach = |(prop, position, _): &Key| {
+        let family = if prop.starts_with("tree") {
+            "tree"
+        } else {
+            "ground"
+        };
+        let reach = reach.iter().find(|r| &*r.family == family).unwrap();
+        let at = Vec2::new(f32::from_bits(position[0]), f32::from_bits(position[2]));
+        at.distance(eye) <= reach.reach_m
+    };
+    let extra: Vec<&Key> = shown.difference(&stored).collect();
+    assert!(
+        extra.is_empty(),
+        "{} shown, not stored: {:?}",
+        extra.len(),
+        extra.first()
+    );
+    let missing: Vec<&Key> = stored.difference(&shown).filter(|k| in_reach(k)).collect();
+    assert!(
+        missing.is_empty(),
+        "{} stored in reach, not shown: {:?}",
+        missing.len(),
+        missing.first()
+    );
+}
+
+fn erase(world: &mut World, at: Vec2, radius: f32) {
+    world.begin_erase(radius, None).unwrap();
+    world.dab(at).unwrap();
+    world.dab(at + Vec2::new(radius, 0.0)).unwrap();
+    world.end_stroke();
+}
+
+#[test]
+fn erases_undone_and_redone_over_a_streamed_fill_replay_stored_to_what_streamed_shows() {
+    let journal = journal();
+    let eye = Landmark::Meadow.position() + Vec2::new(40.0, 0.0);
+    let mut world = streamed(&journal, eye);
+    let full = shown(&world);
+    let (a, b) = (eye + Vec2::new(-20.0, 30.0), eye + Vec2::new(25.0, -35.0));
+    let under = |at: Vec2, radius: f32| {
+        (full.iter())
+            .filter(|(_, position, _)| {
+                let p = Vec2::new(f32::from_bits(position[0]), f32::from_bits(position[2]));
+                p.distance(at) <= radius || p.distance(at + Vec2::new(radius, 0.0)) <= radius
+            })
+            .count()
+    };
+    assert!(under(a, 8.0) > 10 && under(b, 8.0) > 10);
+
+    erase(&mut world, a, 8.0);
+    erase(&mut world, b, 8.0);
+    assert_eq!(
+        full.len() - shown(&world).len(),
+        under(a, 8.0) + under(b, 8.0)
+    );
+    world.undo().unwrap();
+    assert_eq!(full.len() - shown(&world).len(), under(a, 8.0), "b undone");
+    world.redo().unwrap();
+    world.undo().unwrap();
+    world.undo().unwrap();
+    assert_eq!(shown(&world), full, "both undone");
+    // The streamed fill itself: undone, its tiles leave; redone, they stream again.
+    world.undo().unwrap();
+    assert_eq!(world.streamed_placements().count(), 0);
+    assert_eq!(
+        world.registry().len() as usize,
+        world.editor().painter().len()
+    );
+    world.redo().unwrap();
+    settle(&mut world, eye);
+    assert_eq!(shown(&world), full, "the fill redone");
+    world.redo().unwrap();
+    assert_eq!(full.len() - shown(&world).len(), under(a, 8.0), "a redone");
+    // An erase that takes nothing is no undo step, stored or streamed: the undo
+    // after it takes back `a`.
+    let nowhere = Landmark::Lake.position();
+    assert_eq!(under(nowhere, 0.01), 0);
+    erase(&mut world, nowhere, 0.01);
+    world.undo().unwrap();
+    assert_eq!(shown(&world), full, "a undone past the empty erase");
+    world.redo().unwrap();
+
+    let painted = world.editor().session().clone();
+    assert_shows_what_is_stored(&world, &painted, eye);
+    let replayed = streamed(&painted, eye);
+    assert_eq!(shown(&replayed), shown(&world));
+    assert_shows_what_is_stored(&replayed, &painted, eye);
+}
