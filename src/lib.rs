@@ -8,7 +8,11 @@
 //! `BaseRenderGraph::add_to_graph`, its routines bundled in [`BaseRoutines`]: the same
 //! graph, with sylva's shadow and forward nodes inserted, so your objects and sylva's
 //! props occlude and shadow each other. [`PropsRoutine::watch_assets`] re-bakes an
-//! assets folder on a thread as it changes; the next update draws the new props.
+//! assets folder on a thread as it changes; the next update draws the new props. A
+//! session replayed with [`World::replay_streamed`] keeps its streamed fills (`sylva
+//! fill --stream`) unmade: the routine makes their tiles around the camera on worker
+//! threads, each family out to where its props are seen, and each update shows what
+//! arrived ([`UpdateStats::stream`]) without waiting for any.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -17,7 +21,7 @@
 //! let routines = sylva::BaseRoutines::new(&renderer, format);
 //!
 //! let session = sylva::Session::parse(&std::fs::read_to_string("session.ron")?, "session.ron")?;
-//! let world = sylva::World::replay(sylva::default_world(), &session, &Default::default())?.0;
+//! let world = sylva::World::replay_streamed(sylva::default_world(), &session, &Default::default())?.0;
 //! let mut props = sylva::PropsRoutine::new(&renderer, &routines.base.interfaces, world);
 //! props.load_cache(&sylva::CacheDir::new("cache"))?;
 //! props.watch_assets("assets".as_ref(), "cache".as_ref()); // optional: hot reload
@@ -54,4 +58,5 @@ pub use sylva_runtime::{
 };
 pub use sylva_scatter::Session;
 pub use sylva_terrain::{default_world, Landmark, Terrain};
+pub use sylva_world::stream::StreamStats;
 pub use sylva_world::{World, WorldError};

@@ -518,3 +518,82 @@ fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_t
         .render_image(close_up(), 0.0, SIZE.0, SIZE.1)
         .unwrap();
 }
+
+/// A session whose Mixed Forest fill round the meadow is streamed, drawn by the
+/// runtime: no frame waits for a tile, the tiles arrive over the frames that follow,
+/// and then the registry the renderer draws holds what the fill stored holds within
+/// each family's reach (and nothing it does not).
+#[test]
+fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let terrain = default_world();
+    let session = Session::new(
+        11,
+        sylva_scatter::DEFAULT_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        common::snapshot(),
+    );
+    let mut editor = sylva_scatter::Editor::new(&session).unwrap();
+    let name = (editor.use_preset("mixed_forest", common::preset("mixed_forest"))).unwrap();
+    let meadow = Landmark::Meadow.position();
+    let request = sylva_scatter::FillRequest {
+        preset: name,
+        region: sylva_scatter::FillRegion::Brush {
+            radius: 70.0,
+            dabs: vec![meadow.into()],
+        },
+        density: None,
+        order: sylva_scatter::FillOrder::Tiles,
+        stream: true,
+        replaces: None,
+    };
+    editor.record_streamed_fill(&terrain, &request).unwrap();
+    let journal = editor.session().clone();
+    let lod = LodConfig::default();
+    let (world, _) = World::replay_streamed(default_world(), &journal, &lod).unwrap();
+    let (_dir, cache) = baked_cache();
+    let mut runtime = runtime(world, &cache);
+    assert!(runtime.world().streams_started(), "the runtime streams");
+
+    let camera = close_up();
+    runtime.prepare(&camera, SIZE.1, 0.0);
+    assert_eq!(
+        runtime.world().registry().len(),
+        0,
+        "the first frame waits for no tile"
+    );
+    let mut frames = 1;
+    while !runtime.stream_stats().settled() {
+        assert!(frames < 60 * 60, "the tiles never came");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        runtime.prepare(&camera, SIZE.1, f64::from(frames) / 60.0);
+        frames += 1;
+    }
+    let world = runtime.world();
+    let shown: Vec<_> = world.streamed_placements().collect();
+    assert!(shown.len() > 300, "{} placements streamed", shown.len());
+    assert_eq!(world.registry().len() as usize, shown.len());
+
+    let (stored, _) = World::replay(default_world(), &journal, &lod).unwrap();
+    let key =
+        |p: &sylva_scatter::Placement| (p.prop.clone(), p.position.to_array().map(f32::to_bits));
+    let stored_keys: std::collections::BTreeSet<_> =
+        stored.editor().painter().placements().map(key).collect();
+    assert!(
+        shown.iter().all(|p| stored_keys.contains(&key(p))),
+        "streamed, not stored"
+    );
+    let reach = world.stream_reach();
+    let shown_keys: std::collections::BTreeSet<_> = shown.iter().map(|p| key(p)).collect();
+    let eye = Vec2::new(camera.eye.x, camera.eye.z);
+    for p in stored.editor().painter().placements() {
+        let family = reach.iter().find(|r| r.family == p.family).unwrap();
+        let at = Vec2::new(p.position.x, p.position.z);
+        if at.distance(eye) <= family.reach_m {
+            assert!(
+                shown_keys.contains(&key(p)),
+                "{p:?} stored within reach, not shown"
+            );
+        }
+    }
+}

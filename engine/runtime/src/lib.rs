@@ -260,6 +260,17 @@ impl Runtime {
         Ok(previous)
     }
 
+    /// Waits until the streamed fills round `camera` are all made and shown (see
+    /// [`PropsRoutine::settle_streams`]).
+    pub fn settle_streams(&mut self, camera: &CameraView, height: u32) -> Result<(), RuntimeError> {
+        self.routine.settle_streams(camera, height)
+    }
+
+    /// The streamed fills' counts after the last frame.
+    pub fn stream_stats(&self) -> sylva_world::stream::StreamStats {
+        self.routine.stream_stats()
+    }
+
     /// Forgets a prop's geometry; its placements stay, pending, until it returns.
     pub fn unload(&mut self, prop: &str) -> Result<(), RuntimeError> {
         self.routine.unload(prop)

@@ -8,7 +8,10 @@
 //! and depth before its forward pass, so props and the application's objects occlude
 //! and shadow each other. With [`PropsRoutine::watch_assets`] it also keeps the props
 //! in line with an assets folder: a watcher re-bakes on its own thread and the next
-//! update swaps what changed, so a frame never waits for a bake.
+//! update swaps what changed, so a frame never waits for a bake. A session's streamed
+//! fills are made around the camera on worker threads and mirrored a bounded share a
+//! frame ([`World::update_streams`]), so a frame never waits for a tile either; their
+//! placements go to the registry the renderer draws ([`FarPlacements::Registry`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,7 +31,8 @@ use sylva_cache::{CacheDir, PropFiles};
 use sylva_lod::{TickStats, Viewport};
 use sylva_render::props::{DrawStats, LightReach, PropsRenderer};
 use sylva_render::{use_plain_samplers, CameraView};
-use sylva_world::World;
+use sylva_world::stream::{StreamStats, DEFAULT_STREAM_HYSTERESIS};
+use sylva_world::{FarPlacements, World, WorldError};
 
 use crate::watcher::{WatchPass, Watcher};
 use crate::{load_prop, LoadReport, LoadedProp, RuntimeError};
@@ -43,6 +47,9 @@ pub struct PropsRoutine {
     dithered_transitions: bool,
     impostors: bool,
     watched: Option<Watched>,
+    /// The streamed fills after the last update, and the first error streaming met.
+    stream: StreamStats,
+    stream_error: Option<WorldError>,
 }
 
 /// rend3-routine's routines of a base graph, as `BaseRenderGraph::add_to_graph` takes
@@ -91,6 +98,8 @@ struct Watched {
 /// What [`PropsRoutine::update`] did for a frame.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UpdateStats {
+    /// The streamed fills after the frame's update (all zero without any).
+    pub stream: StreamStats,
     /// The LOD controller's tick.
     pub lod: TickStats,
     /// What the frame's views draw.
@@ -144,9 +153,41 @@ impl PropsRoutine {
             dithered_transitions: true,
             impostors: true,
             watched: None,
+            stream: StreamStats::default(),
+            stream_error: None,
         };
         routine.hand_over_fades();
+        routine.start_streams();
         routine
+    }
+
+    /// Starts making the world's streamed fills around the camera, unless its owner
+    /// did: on a worker thread per core but one, each family out to where its props
+    /// are seen ([`World::start_streams`]).
+    fn start_streams(&mut self) {
+        if self.world.streamed_fills() == 0 || self.world.streams_started() {
+            return;
+        }
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get() - 1);
+        let started = self.world.start_streams(
+            DEFAULT_STREAM_HYSTERESIS,
+            workers.max(1),
+            FarPlacements::Registry,
+        );
+        if let Err(error) = started {
+            self.stream_error.get_or_insert(error);
+        }
+    }
+
+    /// The streamed fills' counts after the last update (all zero without any).
+    pub fn stream_stats(&self) -> StreamStats {
+        self.stream
+    }
+
+    /// The error streaming the world's fills met since the last call, if any: the
+    /// streams pause until it is taken.
+    pub fn take_stream_error(&mut self) -> Option<WorldError> {
+        self.stream_error.take()
     }
 
     /// The session.
@@ -279,6 +320,8 @@ impl PropsRoutine {
         self.changes = BucketChanges::default();
         let previous = std::mem::replace(&mut self.world, world);
         self.hand_over_fades();
+        self.stream = StreamStats::default();
+        self.start_streams();
         Ok(previous)
     }
 
@@ -317,22 +360,56 @@ impl PropsRoutine {
         Some(reload)
     }
 
-    /// Brings the LODs and the GPU copies of the buckets up to date for `camera` drawing
-    /// an image `height` pixels tall (switch distances are measured on that viewport) at
-    /// `now` seconds; the part of a frame that needs no `ReadyData`.
+    /// Brings the streamed fills, the LODs and the GPU copies of the buckets up to date
+    /// for `camera` drawing an image `height` pixels tall (switch distances, and so how
+    /// far streamed families reach, are measured on that viewport) at `now` seconds;
+    /// the part of a frame that needs no `ReadyData`.
     pub fn update_lod(&mut self, camera: &CameraView, height: u32, now: f64) -> TickStats {
+        self.set_viewport(camera, height);
+        // Loads and the viewport change the switches; comparing fades is O(1).
+        self.hand_over_fades();
+        if self.world.streams_started() && self.stream_error.is_none() {
+            match self.world.update_streams(camera.eye) {
+                Ok(stats) => self.stream = stats,
+                Err(error) => self.stream_error = Some(error),
+            }
+        }
+        let tick = self.world.tick_lod(camera.eye, now);
+        self.props
+            .sync_from(self.world.registry_mut(), &mut self.changes);
+        tick
+    }
+
+    /// Waits until the streamed fills round `camera` (drawing an image `height` pixels
+    /// tall) are all made and shown, as a game's loading screen does: for stills, whose
+    /// pictures must not depend on how fast the workers were. Returns at once without
+    /// streamed fills.
+    pub fn settle_streams(&mut self, camera: &CameraView, height: u32) -> Result<(), RuntimeError> {
+        if !self.world.streams_started() {
+            return Ok(());
+        }
+        self.set_viewport(camera, height);
+        if let Some(error) = self.stream_error.take() {
+            return Err(error.into());
+        }
+        loop {
+            self.stream = self.world.update_streams(camera.eye)?;
+            if self.stream.settled() {
+                return Ok(());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// Switch distances, and how far streamed families reach, are measured on a
+    /// `camera`'s viewport `height` pixels tall.
+    fn set_viewport(&mut self, camera: &CameraView, height: u32) {
         let viewport = Viewport {
             height_px: height as f32,
             vertical_fov_rad: camera.vfov.to_radians(),
         };
         // A degenerate window (minimised to 0 lines) keeps the last viewport.
         let _ = self.world.set_lod_viewport(viewport);
-        // Loads and the viewport change the switches; comparing fades is O(1).
-        self.hand_over_fades();
-        let tick = self.world.tick_lod(camera.eye, now);
-        self.props
-            .sync_from(self.world.registry_mut(), &mut self.changes);
-        tick
     }
 
     /// Culls the frame's views and uploads what they draw: after `renderer.ready()`,
@@ -369,7 +446,12 @@ impl PropsRoutine {
         let reload = self.reload();
         let lod = self.update_lod(camera, size.1, now);
         let draw = self.prepare(ready, camera, size, &[]);
-        UpdateStats { lod, draw, reload }
+        UpdateStats {
+            stream: self.stream,
+            lod,
+            draw,
+            reload,
+        }
     }
 
     /// Adds sylva's shadow node for each of `ready`'s directional lights; after rend3's

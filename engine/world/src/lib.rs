@@ -53,8 +53,12 @@ pub struct World {
     undone_erases: FxHashSet<usize>,
     /// The erase stroke open, in a world that streams.
     open_erase: Option<OpenErase>,
-    /// How the streams were started, to start a fill again when it is redone.
+    /// How the streams were started, to start a fill again when it is redone, the
+    /// reach they were started with, and whether what the reach follows from (props'
+    /// descriptions, the viewport, the tolerance) changed since.
     started: Option<StreamStart>,
+    started_reach: Vec<FamilyReach>,
+    reach_stale: bool,
     /// Streamed tiles, by fill, whose far placements changed since a renderer last
     /// drained them.
     far_changed: FxHashSet<(usize, (usize, usize))>,
@@ -127,6 +131,8 @@ impl World {
             undone_erases: FxHashSet::default(),
             open_erase: None,
             started: None,
+            started_reach: Vec::new(),
+            reach_stale: false,
             far_changed: FxHashSet::default(),
         })
     }
@@ -213,18 +219,23 @@ impl World {
             visibility,
         };
         self.lod.set_prop(key, lod)?;
+        self.reach_stale = true;
         Ok(key)
     }
 
     /// The viewport LOD switch distances are measured on (a window's height and field of
     /// view).
     pub fn set_lod_viewport(&mut self, viewport: Viewport) -> Result<(), WorldError> {
-        Ok(self.lod.set_viewport(viewport)?)
+        self.lod.set_viewport(viewport)?;
+        self.reach_stale = true;
+        Ok(())
     }
 
     /// The largest error a level may show, in pixels.
     pub fn set_lod_tolerance_px(&mut self, tolerance_px: f32) -> Result<(), WorldError> {
-        Ok(self.lod.set_tolerance_px(tolerance_px)?)
+        self.lod.set_tolerance_px(tolerance_px)?;
+        self.reach_stale = true;
+        Ok(())
     }
 
     pub fn registry(&self) -> &PlacementRegistry {
@@ -441,8 +452,7 @@ impl World {
         if undone {
             self.stop_stream(fill)
         } else if let Some(start) = self.started {
-            let reach = self.stream_reach();
-            self.start_stream(fill, &reach, start)
+            self.start_stream(fill, start)
         } else {
             Ok(())
         }
@@ -497,8 +507,7 @@ impl World {
                 streamer: None,
             });
             if let Some(start) = self.started {
-                let reach = self.stream_reach();
-                self.start_stream(self.streamed.len() - 1, &reach, start)?;
+                self.start_stream(self.streamed.len() - 1, start)?;
             }
         }
         Ok(applied)
@@ -531,6 +540,22 @@ impl World {
             self.mirror_stream(index, change)?;
         }
         Ok(took)
+    }
+
+    /// The props the streamed fills (not undone) may place, sorted: a viewer loads them
+    /// before any is placed, as their reach follows from them.
+    pub fn streamed_props(&self) -> Vec<Arc<str>> {
+        let catalog = self.editor.catalog();
+        let mut props: Vec<Arc<str>> = (self.streamed.iter())
+            .filter(|fill| !fill.undone)
+            .flat_map(|fill| &fill.source.job().preset().picks)
+            .filter_map(|pick| catalog.category(&pick.category))
+            .flat_map(|category| &category.props)
+            .map(|&index| Arc::clone(&catalog.props()[index].id))
+            .collect();
+        props.sort_unstable();
+        props.dedup();
+        props
     }
 
     /// Per spacing family the streamed fills place, how far its props can be seen: the
@@ -588,9 +613,11 @@ impl World {
 
     /// Starts making the streamed fills' tiles around the camera on `workers` threads
     /// each, every family out to its [`World::stream_reach`] and kept to `1 +
-    /// hysteresis` times it, its far placements where `far` says. Describe the props
-    /// first; started again, the streams begin afresh (their placements leave the
-    /// registry first).
+    /// hysteresis` times it, its far placements where `far` says. Started again, the
+    /// streams begin afresh (their placements leave the registry first), as they do at
+    /// the next [`World::update_streams`] after the reach changed (a prop described, or
+    /// re-baked, the viewport or the tolerance changed), so props may be described
+    /// before or after.
     pub fn start_streams(
         &mut self,
         hysteresis: f32,
@@ -603,23 +630,25 @@ impl World {
             far,
         };
         self.started = Some(start);
-        let reach = self.stream_reach();
+        self.started_reach = self.stream_reach();
+        self.reach_stale = false;
         for index in 0..self.streamed.len() {
             self.stop_stream(index)?;
             if !self.streamed[index].undone {
-                self.start_stream(index, &reach, start)?;
+                self.start_stream(index, start)?;
             }
         }
         Ok(())
     }
 
+    /// Whether the streamed fills are being made around the camera.
+    pub fn streams_started(&self) -> bool {
+        self.started.is_some()
+    }
+
     /// Starts streamed fill `index`'s streamer, its erases applied.
-    fn start_stream(
-        &mut self,
-        index: usize,
-        reach: &[FamilyReach],
-        start: StreamStart,
-    ) -> Result<(), WorldError> {
+    fn start_stream(&mut self, index: usize, start: StreamStart) -> Result<(), WorldError> {
+        let reach = &self.started_reach;
         let settings = StreamSettings {
             reach_m: reach
                 .iter()
@@ -667,6 +696,12 @@ impl World {
     /// those now in reach, drops those left behind and mirrors it all into the
     /// registry. Never waits. Returns the streams' counts summed.
     pub fn update_streams(&mut self, camera: Vec3) -> Result<StreamStats, WorldError> {
+        if let Some(start) = self.started.filter(|_| self.reach_stale) {
+            self.reach_stale = false;
+            if self.stream_reach() != self.started_reach {
+                self.start_streams(start.hysteresis, start.workers, start.far)?;
+            }
+        }
         let mut total = StreamStats::default();
         for index in 0..self.streamed.len() {
             let Some(streamer) = self.streamed[index].streamer.as_mut() else {

@@ -62,6 +62,9 @@ const TILE_BITS: u32 = 31;
 const ORDINAL_BITS: u32 = 24;
 const _: () = assert!(1 + FILL_BITS + TILE_BITS + ORDINAL_BITS == 64);
 
+/// How far past its reach a streamed family is kept by default, as a share of the reach.
+pub const DEFAULT_STREAM_HYSTERESIS: f32 = 0.2;
+
 /// The most streamed fills one world holds.
 pub const MAX_STREAMED_FILLS: usize = 1 << FILL_BITS;
 

@@ -24,7 +24,8 @@ fn main() -> Result<()> {
     // sylva: a painted session's placements, drawn with the props of a bake cache.
     let text = std::fs::read_to_string(session).with_context(|| format!("reading {session}"))?;
     let session = sylva::Session::parse(&text, session)?;
-    let world = sylva::World::replay(sylva::default_world(), &session, &Default::default())?.0;
+    let world =
+        sylva::World::replay_streamed(sylva::default_world(), &session, &Default::default())?.0;
     let mut props = sylva::PropsRoutine::new(&renderer, &routines.base.interfaces, world);
     let failed = props.load_cache(&sylva::CacheDir::new(cache))?.failed;
     anyhow::ensure!(failed.is_empty(), "cache: {failed:?}");

@@ -69,7 +69,8 @@ fn main() -> Result<()> {
     // sylva: a painted session, its props from the cache or from a watched assets folder.
     let text = std::fs::read_to_string(session).with_context(|| format!("reading {session}"))?;
     let session = sylva::Session::parse(&text, session)?;
-    let world = sylva::World::replay(sylva::default_world(), &session, &Default::default())?.0;
+    let world =
+        sylva::World::replay_streamed(sylva::default_world(), &session, &Default::default())?.0;
     let mut props = sylva::PropsRoutine::new(&renderer, &routines.base.interfaces, world);
     match option("--assets") {
         Some(Some(assets)) => props.watch_assets(assets.as_ref(), cache.as_ref()),

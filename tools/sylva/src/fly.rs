@@ -21,6 +21,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use sylva_lod::LodConfig;
 use sylva_runtime::{level_errors_of, shape_of};
+use sylva_world::stream::DEFAULT_STREAM_HYSTERESIS;
 use sylva_world::{FarPlacements, World};
 
 use crate::folders::Folders;
@@ -65,7 +66,7 @@ pub struct Args {
     #[arg(long)]
     workers: Option<usize>,
     /// A held family is dropped past this share beyond its reach.
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = DEFAULT_STREAM_HYSTERESIS)]
     hysteresis: f32,
     /// Where placements past their prop's last LOD switch go.
     #[arg(long, value_enum, default_value = "blocks")]

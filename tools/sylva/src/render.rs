@@ -132,7 +132,7 @@ pub fn render(
     (width, height): (u32, u32),
     reference: Option<&RgbaImage>,
 ) -> Result<RenderOutput> {
-    show::settle_streams(runtime, camera.eye)?;
+    runtime.settle_streams(&camera, height)?;
     let started = Instant::now();
     let (image, stats) = runtime.render_image(camera, f64::from(frame), width, height)?;
     let frame_ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -11,10 +11,11 @@ use sylva_render::{CameraView, RenderContext, OUTPUT_FORMAT};
 use sylva_runtime::{LoadReport, Runtime};
 use sylva_scatter::Session;
 use sylva_terrain::{Landmark, Terrain};
-use sylva_world::{FarPlacements, World};
+use sylva_world::World;
 
-/// Replays `session` on `terrain` with LODs switched by `lod` (its streamed fills made
-/// around the camera, [`settle_streams`]), and loads every baked prop of `cache`.
+/// Replays `session` on `terrain` with LODs switched by `lod` (the runtime makes its
+/// streamed fills around the camera, [`Runtime::settle_streams`]), and loads every baked prop of
+/// `cache`.
 pub fn open(
     terrain: Terrain,
     session: &Session,
@@ -33,25 +34,7 @@ pub fn open(
     for failure in &report.failed {
         eprintln!("warning: {failure}");
     }
-    // Now that the props are described, each family's reach is known.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    runtime
-        .world_mut()
-        .start_streams(STREAM_HYSTERESIS, workers, FarPlacements::Registry)?;
     Ok((runtime, report))
-}
-
-/// How far past its reach a streamed family is kept (the fly command's default).
-const STREAM_HYSTERESIS: f32 = 0.2;
-
-/// Makes the streamed fills' tiles round `eye` before a still is drawn: a still waits
-/// for them, as a game's loading screen does (a session without streamed fills returns
-/// at once).
-pub fn settle_streams(runtime: &mut Runtime, eye: Vec3) -> Result<()> {
-    while !runtime.world_mut().update_streams(eye)?.settled() {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    Ok(())
 }
 
 /// `overview`, a landmark (`meadow`, `cliff`, …) or `EX,EY,EZ,TX,TY,TZ` (eye and target

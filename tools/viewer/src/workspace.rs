@@ -449,14 +449,13 @@ impl<H: WorldHost> Workspace<H> {
         }
     }
 
-    /// Requests the props of placements already in the world (a continued session).
+    /// Requests the props of placements already in the world (a continued session) and
+    /// of those its streamed fills place.
     fn request_placed_props(&mut self) {
-        let props: BTreeSet<Arc<str>> = self
-            .world()
-            .editor()
-            .painter()
-            .placements()
+        let world = self.world();
+        let props: BTreeSet<Arc<str>> = (world.editor().painter().placements())
             .map(|p| p.prop.clone())
+            .chain(world.streamed_props())
             .collect();
         for prop in props {
             self.request(&prop);
@@ -695,7 +694,8 @@ impl<H: WorldHost> Workspace<H> {
 
     /// Opens the session journal at `path` (default: the session file, which reverts to
     /// the last save) in place of the one being painted: its placements replayed bit
-    /// for bit, its undo history, its terrain. Later saves and autosaves go to `path`.
+    /// for bit (its streamed fills made around the camera), its undo history, its
+    /// terrain. Later saves and autosaves go to `path`.
     /// Props already loaded stay; the session's others load in the background. On
     /// error the current session stays as it was.
     pub fn open_session(&mut self, path: Option<&Path>) -> Result<PathBuf, WorkspaceError> {
@@ -706,7 +706,7 @@ impl<H: WorldHost> Workspace<H> {
         let session = session_file::load(&path)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let terrain = terrain_of(&session.terrain, base)?;
-        let (world, _) = World::replay(terrain, &session, &self.options.lod)?;
+        let (world, _) = World::replay_streamed(terrain, &session, &self.options.lod)?;
         self.host
             .replace_world(world)
             .map_err(|reason| WorkspaceError::Open {
@@ -900,7 +900,7 @@ pub fn open_world(options: &WorkspaceOptions) -> Result<World, WorkspaceError> {
         let session = session_file::load(&options.session)?;
         let base = options.session.parent().unwrap_or(Path::new("."));
         let terrain = terrain_of(&session.terrain, base)?;
-        let (world, _) = World::replay(terrain, &session, lod)?;
+        let (world, _) = World::replay_streamed(terrain, &session, lod)?;
         return Ok(world);
     }
     let (terrain, source) = match &options.terrain {

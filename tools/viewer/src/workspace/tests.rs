@@ -635,3 +635,73 @@ fn a_session_on_a_user_heightmap_names_it_and_continues_on_it() {
 }
 
 mod fills;
+
+/// A fill recorded streamed (as `sylva fill --stream` does) into `workspace`'s saved
+/// session, which it then opens: around the meadow, of the active preset.
+fn open_with_a_streamed_fill(workspace: &mut Workspace<World>) -> Vec2 {
+    let path = workspace.save(None).unwrap();
+    let session = session_file::load(&path).unwrap();
+    let terrain = sylva_terrain::default_world();
+    let (mut editor, _) = Editor::replay(&session, &terrain).unwrap();
+    let center = Landmark::Meadow.position() + Vec2::new(60.0, 0.0);
+    let request = sylva_scatter::FillRequest {
+        preset: workspace.active().unwrap().session_name.clone(),
+        region: sylva_scatter::FillRegion::Brush {
+            radius: 50.0,
+            dabs: vec![center.into()],
+        },
+        density: None,
+        order: sylva_scatter::FillOrder::Tiles,
+        stream: true,
+        replaces: None,
+    };
+    editor.record_streamed_fill(&terrain, &request).unwrap();
+    session_file::save(editor.session(), &path).unwrap();
+    workspace.open_session(None).unwrap();
+    center
+}
+
+/// The digest of the session `workspace` saves, replayed stored.
+fn saved_digest(workspace: &mut Workspace<World>) -> String {
+    let path = workspace.save(None).unwrap();
+    let session = session_file::load(&path).unwrap();
+    let (editor, _) = Editor::replay(&session, &sylva_terrain::default_world()).unwrap();
+    editor.painter().digest()
+}
+
+#[test]
+fn a_session_with_a_streamed_fill_opens_streaming_and_erases_over_it_as_over_the_fill_stored() {
+    let gate = Gate::opened();
+    let mut f = fixture(gate.clone());
+    f.workspace.pick_preset_named("mixed_forest").unwrap();
+    stroke(&mut f.workspace, false, Landmark::Meadow.position(), 2);
+    let center = open_with_a_streamed_fill(&mut f.workspace);
+    assert_eq!(f.workspace.world().streamed_fills(), 1);
+    wait_for_loads(&mut f.workspace);
+    let streamed = f.workspace.world().streamed_props();
+    let requested = gate.calls();
+    assert!(!streamed.is_empty());
+    assert!(
+        streamed
+            .iter()
+            .all(|p| requested.iter().any(|r| **r == **p)),
+        "the streamed fill's props load: {streamed:?}, {requested:?}"
+    );
+
+    let filled = saved_digest(&mut f.workspace);
+    let stored = placements(&f.workspace);
+    stroke(&mut f.workspace, true, center, 2);
+    assert_eq!(
+        placements(&f.workspace),
+        stored,
+        "the erase took streamed ones only"
+    );
+    let erased = saved_digest(&mut f.workspace);
+    assert_ne!(erased, filled);
+    // The erase is an undo step, as it is over the fill stored: undone, the fill is
+    // whole again.
+    f.workspace.undo();
+    assert_eq!(saved_digest(&mut f.workspace), filled);
+    f.workspace.redo();
+    assert_eq!(saved_digest(&mut f.workspace), erased);
+}
