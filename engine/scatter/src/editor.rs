@@ -13,7 +13,7 @@ use crate::fill::{
     check_streamed, plan, plan_tile, FillError, FillOrder, FillPlan, FillRequest, TileGrid,
 };
 use crate::painter::{check_cap, drop_ids, Edit, Painter};
-use crate::placement::PlacementId;
+use crate::placement::{Placement, PlacementId};
 use crate::preset::{BrushSettings, Preset, MAX_RADIUS};
 use crate::report::StrokeReport;
 use crate::session::{self, Event, Session, SessionError};
@@ -63,8 +63,19 @@ pub struct Editor {
     /// Every erase stroke that removed something, in order, and whether it stands
     /// (undone, it does not): a re-run fill keeps the clearings made in it.
     erasures: Vec<Erasure>,
-    /// Streamed fills recorded so far.
-    streamed_fills: usize,
+    /// Every streamed fill recorded, in order: where it places what.
+    streamed_fills: Vec<StreamedRegion>,
+}
+
+/// Where a streamed fill places, for the next one to stay apart from it.
+#[derive(Clone, Debug)]
+struct StreamedRegion {
+    families: Vec<String>,
+    /// Its region's bounds, grown by its widest spacing.
+    low: Vec2,
+    high: Vec2,
+    /// Its journal event, for errors.
+    event: usize,
 }
 
 /// One entry of the undo or redo stack: what changed, the erase stroke it was, and
@@ -231,7 +242,7 @@ impl Editor {
             redo: Vec::new(),
             open: None,
             fills: Vec::new(),
-            streamed_fills: 0,
+            streamed_fills: Vec::new(),
             erasures: Vec::new(),
         })
     }
@@ -431,8 +442,37 @@ impl Editor {
         };
         let job = self
             .record_streamed_fill(terrain, &request)
-            .map_err(|e| located(e, path))?;
+            .map_err(|e| e.at(path))?;
         Ok((Applied::default(), Some(job)))
+    }
+
+    /// Refuses a streamed fill that shares a spacing family with an earlier streamed
+    /// fill (not undone) within its spacing: each streamed fill's tiles are made apart
+    /// from the others', where the fills stored would space one against the other.
+    fn check_apart(&self, region: &StreamedRegion) -> Result<(), SessionError> {
+        for (index, earlier) in self.streamed_fills.iter().enumerate() {
+            let live =
+                (self.undo.iter()).any(|entry| entry.streamed == Some(StreamedEdit::Fill(index)));
+            let meets =
+                region.low.cmple(earlier.high).all() && earlier.low.cmple(region.high).all();
+            let shared = region
+                .families
+                .iter()
+                .find(|f| earlier.families.contains(f));
+            if let (true, true, Some(family)) = (live, meets, shared) {
+                return Err(SessionError::Fill {
+                    path: "region".into(),
+                    message: format!(
+                        "the streamed fill of events[{}] places family `{family}` near this region; \
+                         streamed fills are made apart from each other, so two spacing the same \
+                         family against each other would differ from the same fills stored: \
+                         stream regions apart, or make one of them a stored fill",
+                        earlier.event
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Refuses a streamed fill whose preset changed since it was journalled.
@@ -481,7 +521,17 @@ impl Editor {
         }
         self.end_stroke();
         let job = self.fill_job(request)?;
-        check_streamed(terrain, &request.region, job.density).map_err(fill_error)?;
+        let area = check_streamed(terrain, &request.region, job.density).map_err(fill_error)?;
+        let spacing =
+            (job.preset.picks.iter()).fold(0.0, |widest: f32, pick| widest.max(pick.min_spacing));
+        let (low, high) = area.bounds();
+        let region = StreamedRegion {
+            families: job.families().map(str::to_owned).collect(),
+            low: low - Vec2::splat(spacing),
+            high: high + Vec2::splat(spacing),
+            event: self.journal.events.len(),
+        };
+        self.check_apart(&region)?;
         self.fills.push(Fill {
             made: Vec::new(),
             erasures_after: self.erasures.len(),
@@ -490,9 +540,9 @@ impl Editor {
         self.undo.push(Undoable {
             edit: Edit::default(),
             erasure: None,
-            streamed: Some(StreamedEdit::Fill(self.streamed_fills)),
+            streamed: Some(StreamedEdit::Fill(self.streamed_fills.len())),
         });
-        self.streamed_fills += 1;
+        self.streamed_fills.push(region);
         self.redo.clear();
         Ok(job)
     }
@@ -540,6 +590,21 @@ impl Editor {
             report: StrokeReport::default(),
             streamed: None,
         });
+    }
+
+    /// Runs `edit` with `streamed` (placements of streamed fills, which the editor does
+    /// not hold; their ids apart from the session's) standing in the spacing: strokes
+    /// and fills made in it are accepted against them as against stored ones, while
+    /// they are never live, stored or evicted.
+    pub fn with_streamed<T>(
+        &mut self,
+        streamed: &[Placement],
+        edit: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        self.painter.stand_in(streamed);
+        let result = edit(self);
+        self.painter.stand_out(streamed);
+        result
     }
 
     /// Marks the open erase stroke as one that took placements of streamed fills (which
@@ -731,7 +796,7 @@ impl Editor {
         event: &Event,
         path: &str,
     ) -> Result<Applied, SessionError> {
-        let locate = |e: SessionError| located(e, path);
+        let locate = |e: SessionError| e.at(path);
         match event {
             Event::Paint {
                 preset,
@@ -746,9 +811,9 @@ impl Editor {
                 dabs,
                 only_preset,
             } => {
-                let edit = self.erase_open(terrain, *radius, dabs, only_preset.as_deref(), path)?;
-                let report = self.end_stroke();
-                Ok(Applied { edit, report })
+                self.begin_erase(*radius, only_preset.as_deref())
+                    .map_err(locate)?;
+                self.run_dabs(terrain, dabs).map_err(locate)
             }
             Event::Fill {
                 preset,
@@ -788,43 +853,25 @@ impl Editor {
         }
     }
 
-    /// Makes a journalled erase stroke (`path` names it in errors) and leaves it open,
-    /// for a caller that also takes its dabs from streamed fills
-    /// ([`Editor::mark_stroke_streamed`]) before it closes it ([`Editor::end_stroke`]).
-    /// Returns what it took.
-    pub fn erase_open(
-        &mut self,
-        terrain: &Terrain,
-        radius: f32,
-        dabs: &[(f32, f32)],
-        only_preset: Option<&str>,
-        path: &str,
-    ) -> Result<Edit, SessionError> {
-        let locate = |e: SessionError| located(e, path);
-        self.begin_erase(radius, only_preset).map_err(locate)?;
-        self.dabs_open(terrain, dabs).map_err(locate)
-    }
-
     fn run_dabs(
         &mut self,
         terrain: &Terrain,
         dabs: &[(f32, f32)],
     ) -> Result<Applied, SessionError> {
-        let edit = self.dabs_open(terrain, dabs)?;
+        for &(x, z) in dabs {
+            self.dab(terrain, Vec2::new(x, z))?;
+        }
+        let edit = self.open_edit();
         let report = self.end_stroke();
         Ok(Applied { edit, report })
     }
 
-    /// Makes `dabs` in the open stroke; returns what the stroke changed.
-    fn dabs_open(&mut self, terrain: &Terrain, dabs: &[(f32, f32)]) -> Result<Edit, SessionError> {
-        for &(x, z) in dabs {
-            self.dab(terrain, Vec2::new(x, z))?;
-        }
-        Ok(self
-            .open
+    /// What the open stroke changed so far (nothing when none is open).
+    pub fn open_edit(&self) -> Edit {
+        self.open
             .as_ref()
             .map(|s| s.edit.clone())
-            .unwrap_or_default())
+            .unwrap_or_default()
     }
 
     fn preset(&self, name: &str, field: &str) -> Result<&Preset, SessionError> {
@@ -859,31 +906,6 @@ fn merge(total: &mut Edit, next: &Edit) {
     evicted_own.sort_unstable();
     drop_ids(&mut total.added, &evicted_own);
     total.added.extend(next.added.iter().cloned());
-}
-
-/// `e` with the field it names placed under the event at `path` (e.g. `events[3]`).
-fn located(e: SessionError, path: &str) -> SessionError {
-    match e {
-        SessionError::UnknownPreset { name, path: field } => SessionError::UnknownPreset {
-            path: format!("{path}.{field}"),
-            name,
-        },
-        SessionError::Brush {
-            path: field,
-            message,
-        } => SessionError::Brush {
-            path: format!("{path}.{field}"),
-            message,
-        },
-        SessionError::Fill {
-            path: field,
-            message,
-        } => SessionError::Fill {
-            path: format!("{path}.{field}"),
-            message,
-        },
-        other => other,
-    }
 }
 
 /// A fill error as the journal reports it: the region's problems under `region`.

@@ -379,6 +379,22 @@ impl Painter {
         placement
     }
 
+    /// Puts `placements` (kept elsewhere, with ids of their own) in the spacing index
+    /// only: accepted against, never live, never evicted; until
+    /// [`Painter::stand_out`].
+    pub(crate) fn stand_in(&mut self, placements: &[Placement]) {
+        for p in placements {
+            self.spacing.insert(&p.family, p.id, p.position.xz());
+        }
+    }
+
+    /// Takes `placements` put in by [`Painter::stand_in`] out of the spacing index.
+    pub(crate) fn stand_out(&mut self, placements: &[Placement]) {
+        for p in placements {
+            self.spacing.remove(&p.family, p.id, p.position.xz());
+        }
+    }
+
     fn insert(&mut self, placement: Placement) {
         self.spacing
             .insert(&placement.family, placement.id, placement.position.xz());

@@ -191,3 +191,31 @@ impl Session {
         ron::ser::to_string_pretty(self, config).expect("sessions are plain data")
     }
 }
+
+impl SessionError {
+    /// The error as met at journal path `path` (e.g. `events[3]`): the field it names
+    /// is then under that path.
+    pub fn at(self, path: &str) -> SessionError {
+        match self {
+            SessionError::UnknownPreset { name, path: field } => SessionError::UnknownPreset {
+                path: format!("{path}.{field}"),
+                name,
+            },
+            SessionError::Brush {
+                path: field,
+                message,
+            } => SessionError::Brush {
+                path: format!("{path}.{field}"),
+                message,
+            },
+            SessionError::Fill {
+                path: field,
+                message,
+            } => SessionError::Fill {
+                path: format!("{path}.{field}"),
+                message,
+            },
+            other => other,
+        }
+    }
+}

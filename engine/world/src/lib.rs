@@ -13,17 +13,19 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use sylva_buckets::{scale_of, Member, PlacementRegistry, PropKey, PropShape, RegistryError};
 use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport};
 use sylva_scatter::{
-    Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
+    Applied, Area, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
     Session, SessionError, Step, StreamedEdit, TileSource,
 };
 use sylva_terrain::Terrain;
 use thiserror::Error;
 
+mod spot;
 pub mod stream;
 
+use spot::SpotTiles;
 use stream::{
-    erasure_takes_any, Erasure, StreamChanges, StreamError, StreamSettings, StreamStats,
-    TileStreamer, MAX_STREAMED_FILLS,
+    Erasure, StreamChanges, StreamError, StreamSettings, StreamStats, TileStreamer,
+    MAX_STREAMED_FILLS,
 };
 
 #[derive(Debug, Error)]
@@ -51,8 +53,11 @@ pub struct World {
     /// Erase strokes over streamed fills so far, and those undone.
     erase_strokes: usize,
     undone_erases: FxHashSet<usize>,
-    /// The erase stroke open, in a world that streams.
+    /// The erase or paint stroke open, in a world that streams.
     open_erase: Option<OpenErase>,
+    open_paint: Option<Acceptance>,
+    /// Streamed tiles made on this thread for edits.
+    spot: SpotTiles,
     /// How the streams were started, to start a fill again when it is redone, the
     /// reach they were started with, and whether what the reach follows from (props'
     /// descriptions, the viewport, the tolerance) changed since.
@@ -108,6 +113,14 @@ struct OpenErase {
     took: bool,
 }
 
+/// Where an edit accepts placements, and of which families: what of the streamed
+/// fills it must be accepted against.
+struct Acceptance {
+    families: Vec<Arc<str>>,
+    /// How far past the edit's own area a placement can be near a candidate of it.
+    margin_m: f32,
+}
+
 /// The arguments streams were started with ([`World::start_streams`]).
 #[derive(Clone, Copy)]
 struct StreamStart {
@@ -130,6 +143,8 @@ impl World {
             erase_strokes: 0,
             undone_erases: FxHashSet::default(),
             open_erase: None,
+            open_paint: None,
+            spot: SpotTiles::default(),
             started: None,
             started_reach: Vec::new(),
             reach_stale: false,
@@ -305,9 +320,82 @@ impl World {
         Ok(self.editor.use_preset(name, preset)?)
     }
 
+    /// Starts a paint stroke; in a world that streams, its dabs are accepted against the
+    /// streamed fills' placements round them too.
     pub fn begin_paint(&mut self, preset: &str, brush: BrushSettings) -> Result<(), WorldError> {
-        self.open_erase = None;
-        Ok(self.editor.begin_paint(preset, brush)?)
+        self.forget_open_stroke();
+        self.editor.begin_paint(preset, brush)?;
+        self.open_paint = self.acceptance(preset).map(|mut acceptance| {
+            acceptance.margin_m += brush.radius;
+            acceptance
+        });
+        Ok(())
+    }
+
+    /// What an edit with preset `preset` (registered) must be accepted against, where
+    /// fills stream: the preset's families, and its widest spacing.
+    fn acceptance(&self, preset: &str) -> Option<Acceptance> {
+        if self.streamed.is_empty() {
+            return None;
+        }
+        let preset = self.editor.registered_preset(preset)?;
+        let catalog = self.editor.catalog();
+        let mut families: Vec<Arc<str>> = (preset.picks.iter())
+            .filter_map(|pick| catalog.category(&pick.category))
+            .map(|category| Arc::clone(&category.family))
+            .collect();
+        families.sort_unstable();
+        families.dedup();
+        let margin_m =
+            (preset.picks.iter()).fold(0.0, |widest: f32, pick| widest.max(pick.min_spacing));
+        Some(Acceptance { families, margin_m })
+    }
+
+    /// The placements the streamed fills (not undone) place in the box `low..=high`
+    /// that `wanted` takes, less what standing erases took: what the fills stored would
+    /// hold there. Makes the tiles here.
+    fn streamed_within(
+        &mut self,
+        (low, high): (Vec2, Vec2),
+        wanted: &dyn Fn(&Placement) -> bool,
+    ) -> Result<Vec<Placement>, WorldError> {
+        let mut within = Vec::new();
+        for (index, fill) in self.streamed.iter().enumerate() {
+            if fill.undone {
+                continue;
+            }
+            let tiles = (self.spot)
+                .within(index, &fill.source, &self.terrain, (low, high))
+                .map_err(StreamError::from)?;
+            let erased = |p: &Placement| {
+                (fill.erasures.iter())
+                    .any(|e| !self.undone_erases.contains(&e.stroke) && e.takes(p))
+            };
+            within.extend(
+                (tiles.iter().flat_map(|tile| tile.iter()))
+                    .filter(|p| {
+                        let at = Vec2::new(p.position.x, p.position.z);
+                        at.cmpge(low).all() && at.cmple(high).all()
+                    })
+                    .filter(|p| wanted(p) && !erased(p))
+                    .cloned(),
+            );
+        }
+        Ok(within)
+    }
+
+    /// The placements of the streamed fills an edit of `acceptance` over the box
+    /// `low..=high` is accepted against.
+    fn standing_for(
+        &mut self,
+        acceptance: &Acceptance,
+        (low, high): (Vec2, Vec2),
+    ) -> Result<Vec<Placement>, WorldError> {
+        let margin = Vec2::splat(acceptance.margin_m);
+        let families = &acceptance.families;
+        self.streamed_within((low - margin, high + margin), &|p| {
+            families.contains(&p.family)
+        })
     }
 
     /// Starts an erase stroke; in a world that streams, it takes from the streamed
@@ -324,7 +412,7 @@ impl World {
 
     /// Notes an erase stroke just begun in the editor, where fills stream.
     fn open_streamed_erase(&mut self, radius: f32, only_preset: Option<&str>) {
-        self.open_erase = None;
+        self.forget_open_stroke();
         if self.streamed.is_empty() {
             return;
         }
@@ -348,7 +436,16 @@ impl World {
 
     /// One dab of the open stroke at world `(x, z)`.
     pub fn dab(&mut self, at: Vec2) -> Result<Applied, WorldError> {
-        let applied = self.editor.dab(&self.terrain, at)?;
+        let standing = match self.open_paint.take() {
+            Some(acceptance) => {
+                let standing = self.standing_for(&acceptance, (at, at));
+                self.open_paint = Some(acceptance);
+                standing?
+            }
+            None => Vec::new(),
+        };
+        let terrain = &self.terrain;
+        let applied = (self.editor).with_streamed(&standing, |editor| editor.dab(terrain, at))?;
         self.mirror(&applied.edit)?;
         self.erase_streamed_dab(at)?;
         Ok(applied)
@@ -383,21 +480,54 @@ impl World {
         request: &FillRequest,
         progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
     ) -> Result<Applied, WorldError> {
-        let applied = self.editor.fill(&self.terrain, request, progress)?;
+        self.forget_open_stroke();
+        let standing = self.standing_for_fill(&request.preset, &request.region)?;
+        let terrain = &self.terrain;
+        let applied = (self.editor)
+            .with_streamed(&standing, |editor| editor.fill(terrain, request, progress))?;
         self.mirror(&applied.edit)?;
         Ok(applied)
     }
 
     /// Accepts a fill planned elsewhere (see [`Editor::fill_job`]).
     pub fn commit_fill(&mut self, job: &FillJob, plan: &FillPlan) -> Result<Applied, WorldError> {
-        let applied = self.editor.commit_fill(job, plan)?;
+        self.forget_open_stroke();
+        let standing = match self.acceptance(&job.request.preset) {
+            Some(acceptance) => self.standing_for(&acceptance, plan.area().bounds())?,
+            None => Vec::new(),
+        };
+        let applied =
+            (self.editor).with_streamed(&standing, |editor| editor.commit_fill(job, plan))?;
         self.mirror(&applied.edit)?;
         Ok(applied)
     }
 
+    /// The streamed fills' placements a stored fill of `preset` over `region` is
+    /// accepted against (none where the region is refused: the fill says why).
+    fn standing_for_fill(
+        &mut self,
+        preset: &str,
+        region: &sylva_scatter::FillRegion,
+    ) -> Result<Vec<Placement>, WorldError> {
+        let Some(acceptance) = self.acceptance(preset) else {
+            return Ok(Vec::new());
+        };
+        match Area::new(region, &self.terrain) {
+            Ok(area) => self.standing_for(&acceptance, area.bounds()),
+            Err(_) => Ok(Vec::new()),
+        }
+    }
+
     pub fn end_stroke(&mut self) -> Option<sylva_scatter::StrokeReport> {
-        self.open_erase = None;
+        self.forget_open_stroke();
         self.editor.end_stroke()
+    }
+
+    /// Forgets the open stroke's streamed side: the editor closes its stroke before any
+    /// other edit.
+    fn forget_open_stroke(&mut self) {
+        self.open_erase = None;
+        self.open_paint = None;
     }
 
     /// Takes back the last stroke or fill, a streamed fill's or an erase over one's
@@ -415,7 +545,7 @@ impl World {
 
     /// Mirrors an undo (`redo` false) or redo step, streamed fills included.
     fn mirror_step(&mut self, step: Option<Step>, redo: bool) -> Result<Option<Edit>, WorldError> {
-        self.open_erase = None;
+        self.forget_open_stroke();
         let Some(step) = step else {
             return Ok(None);
         };
@@ -466,22 +596,8 @@ impl World {
             return Ok(applied);
         }
         match event {
-            Event::Erase {
-                radius,
-                dabs,
-                only_preset,
-            } if !self.streamed.is_empty() => {
-                let only_preset = only_preset.as_deref();
-                let edit =
-                    (self.editor).erase_open(&self.terrain, *radius, dabs, only_preset, path)?;
-                self.mirror(&edit)?;
-                self.open_streamed_erase(*radius, only_preset);
-                for &(x, z) in dabs {
-                    self.erase_streamed_dab(Vec2::new(x, z))?;
-                }
-                self.open_erase = None;
-                let report = self.editor.end_stroke();
-                return Ok(Applied { edit, report });
+            Event::Paint { dabs, .. } | Event::Erase { dabs, .. } if !self.streamed.is_empty() => {
+                return self.replay_stroke(event, dabs, path);
             }
             Event::Undo => {
                 let edit = self.undo()?.unwrap_or_default();
@@ -493,7 +609,19 @@ impl World {
             }
             _ => {}
         }
-        let (applied, streamed) = self.editor.apply_streaming(&self.terrain, event, path)?;
+        let standing = match event {
+            Event::Fill {
+                preset,
+                region,
+                stream: false,
+                ..
+            } => self.standing_for_fill(preset, region)?,
+            _ => Vec::new(),
+        };
+        let terrain = &self.terrain;
+        let (applied, streamed) = (self.editor).with_streamed(&standing, |editor| {
+            editor.apply_streaming(terrain, event, path)
+        })?;
         self.mirror(&applied.edit)?;
         if let Some(job) = streamed {
             if self.streamed.len() >= MAX_STREAMED_FILLS {
@@ -513,23 +641,51 @@ impl World {
         Ok(applied)
     }
 
+    /// Replays a journalled stroke dab by dab, as painted live, where fills stream: each
+    /// dab accepted against the streamed fills' placements round it, or taking from
+    /// them.
+    fn replay_stroke(
+        &mut self,
+        event: &Event,
+        dabs: &[(f32, f32)],
+        path: &str,
+    ) -> Result<Applied, WorldError> {
+        let at = |e: WorldError| match e {
+            WorldError::Session(e) => WorldError::Session(e.at(path)),
+            other => other,
+        };
+        match event {
+            Event::Paint { preset, brush, .. } => self.begin_paint(preset, *brush),
+            Event::Erase {
+                radius,
+                only_preset,
+                ..
+            } => self.begin_erase(*radius, only_preset.as_deref()),
+            _ => return Ok(Applied::default()),
+        }
+        .map_err(at)?;
+        for &(x, z) in dabs {
+            self.dab(Vec2::new(x, z)).map_err(at)?;
+        }
+        let edit = self.editor.open_edit();
+        let report = self.end_stroke();
+        Ok(Applied { edit, report })
+    }
+
     /// Takes what `erasure` covers from every streamed fill not undone, now and
     /// whenever its tiles are made again. With `check`, says whether it took a
     /// placement no standing erase took before (making the tiles it touches here);
     /// without, answers false.
     fn erase_streamed(&mut self, erasure: Erasure, check: bool) -> Result<bool, WorldError> {
-        let mut took = false;
+        let took = check && {
+            let reach = Vec2::splat(erasure.radius);
+            let bounds = (erasure.center - reach, erasure.center + reach);
+            !(self.streamed_within(bounds, &|p| erasure.takes(p))?).is_empty()
+        };
         let mut changes = Vec::new();
         for (index, fill) in self.streamed.iter_mut().enumerate() {
             if fill.undone {
                 continue;
-            }
-            if check && !took {
-                let before: Vec<&Erasure> = (fill.erasures.iter())
-                    .filter(|e| !self.undone_erases.contains(&e.stroke))
-                    .collect();
-                took = erasure_takes_any(&fill.source, &self.terrain, &erasure, &before)
-                    .map_err(StreamError::from)?;
             }
             fill.erasures.push(erasure.clone());
             if let Some(streamer) = &mut fill.streamer {

@@ -476,10 +476,7 @@ impl TileStreamer {
             return Err(StreamError::TooManyFills);
         }
         let side = source.grid().side_cells;
-        let tiles = (
-            (terrain.columns() - 1).div_ceil(side),
-            (terrain.rows() - 1).div_ceil(side),
-        );
+        let tiles = tile_counts(&source, &terrain);
         if tiles.0 * tiles.1 >= 1 << TILE_BITS {
             return Err(StreamError::TooManyTiles {
                 tiles: tiles.0 * tiles.1,
@@ -1336,38 +1333,6 @@ impl Drop for TileStreamer {
 }
 
 /// The distance from `eye` to the nearest point of the box from `low` to `high`.
-/// Whether `erasure` takes a placement the fill `source` makes on `terrain` that no
-/// erase of `before` takes: whether the same erase over the fill stored would remove
-/// anything. Makes the tiles it touches on the calling thread.
-pub fn erasure_takes_any(
-    source: &TileSource,
-    terrain: &Terrain,
-    erasure: &Erasure,
-    before: &[&Erasure],
-) -> Result<bool, FillError> {
-    let side = source.grid().side_cells;
-    let last = (
-        (terrain.columns() - 1).div_ceil(side).saturating_sub(1),
-        (terrain.rows() - 1).div_ceil(side).saturating_sub(1),
-    );
-    // A placement's tile is the one its candidate was drawn in, which rounding can put
-    // a hair past the tile under the placement.
-    let reach = erasure.radius + 0.5;
-    let (center, corner) = (erasure.center, Vec2::splat(reach));
-    let low = source.tile_at(center.x - corner.x, center.y - corner.y);
-    let high = source.tile_at(center.x + corner.x, center.y + corner.y);
-    for z in low.1..=high.1.min(last.1) {
-        for x in low.0..=high.0.min(last.0) {
-            let made = source.make(terrain, (x, z), 0)?;
-            let takes = |p: &Placement| erasure.takes(p) && !before.iter().any(|e| e.takes(p));
-            if made.iter().any(takes) {
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
-}
-
 fn distance_to_box(eye: Vec2, low: Vec2, high: Vec2) -> f32 {
     (eye.clamp(low, high) - eye).length()
 }
@@ -1442,11 +1407,7 @@ fn work(queue: &Queue, context: &WorkContext<'_>, made: &Sender<Made>) {
                 }
             }
         };
-        let (x, z) = job.tile;
-        let tile_index = (z * context.tiles_across + x) as u64;
-        let first_id = STREAMED_ID_BIT
-            | (context.fill_number as u64) << (TILE_BITS + ORDINAL_BITS)
-            | tile_index << ORDINAL_BITS;
+        let first_id = first_id(context.fill_number, context.tiles_across, job.tile);
         let earlier: Vec<&Placement> = job.earlier.iter().flat_map(|made| made.iter()).collect();
         let outcome = context
             .source
@@ -1468,6 +1429,24 @@ fn work(queue: &Queue, context: &WorkContext<'_>, made: &Sender<Made>) {
             return;
         }
     }
+}
+
+/// How many tiles of `source`'s fill lie across and along `terrain`.
+pub(crate) fn tile_counts(source: &TileSource, terrain: &Terrain) -> (usize, usize) {
+    let side = source.grid().side_cells;
+    (
+        (terrain.columns() - 1).div_ceil(side),
+        (terrain.rows() - 1).div_ceil(side),
+    )
+}
+
+/// The id of the first placement of `tile` of streamed fill `fill_number`, on a terrain
+/// `tiles_across` tiles wide.
+pub(crate) fn first_id(fill_number: usize, tiles_across: usize, (x, z): (usize, usize)) -> u64 {
+    let tile_index = (z * tiles_across + x) as u64;
+    STREAMED_ID_BIT
+        | (fill_number as u64) << (TILE_BITS + ORDINAL_BITS)
+        | tile_index << ORDINAL_BITS
 }
 
 /// The hysteresis band past a distance of `metres`: `hysteresis` times it, and two

@@ -25,6 +25,11 @@ fn key(p: &Placement) -> Key {
 
 /// A stroke on the meadow, then the whole world filled streamed.
 fn journal() -> Session {
+    journal_streaming(&[FillRegion::Whole]).unwrap()
+}
+
+/// A stroke on the meadow, then a streamed fill over each of `regions`.
+fn journal_streaming(regions: &[FillRegion]) -> Result<Session, sylva_scatter::SessionError> {
     let terrain = default_world();
     let mut editor = Editor::new(&session(DEFAULT_PLACEMENT_CAP)).unwrap();
     let name = editor.use_preset("t", preset()).unwrap();
@@ -35,16 +40,18 @@ fn journal() -> Session {
     editor.begin_paint(&name, brush).unwrap();
     editor.dab(&terrain, Landmark::Meadow.position()).unwrap();
     editor.end_stroke();
-    let request = FillRequest {
-        preset: name,
-        region: FillRegion::Whole,
-        density: None,
-        order: FillOrder::Tiles,
-        stream: true,
-        replaces: None,
-    };
-    editor.record_streamed_fill(&terrain, &request).unwrap();
-    editor.session().clone()
+    for region in regions {
+        let request = FillRequest {
+            preset: name.clone(),
+            region: region.clone(),
+            density: None,
+            order: FillOrder::Tiles,
+            stream: true,
+            replaces: None,
+        };
+        editor.record_streamed_fill(&terrain, &request)?;
+    }
+    Ok(editor.session().clone())
 }
 
 /// `journal` replayed streaming round `eye`, its tiles all made.
@@ -172,9 +179,53 @@ fn erases_undone_and_redone_over_a_streamed_fill_replay_stored_to_what_streamed_
     assert_eq!(shown(&world), full, "a undone past the empty erase");
     world.redo().unwrap();
 
+    // A stroke over the streamed trees and grass keeps its spacing from them, as it
+    // does from the fill stored; its placements are stored.
+    let stored_before = world.editor().painter().len();
+    let brush = sylva_scatter::BrushSettings {
+        radius: 10.0,
+        density_per_m2: 0.5,
+    };
+    let preset = world
+        .editor()
+        .session()
+        .presets
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    world.begin_paint(&preset, brush).unwrap();
+    for step in 0..4 {
+        world.dab(eye + Vec2::new(6.0 * step as f32, 12.0)).unwrap();
+    }
+    world.end_stroke();
+    let painted_over = world.editor().painter().len() - stored_before;
+    assert!(painted_over > 0, "the stroke placed nothing");
+
     let painted = world.editor().session().clone();
     assert_shows_what_is_stored(&world, &painted, eye);
     let replayed = streamed(&painted, eye);
     assert_eq!(shown(&replayed), shown(&world));
     assert_shows_what_is_stored(&replayed, &painted, eye);
+}
+
+#[test]
+fn a_streamed_fill_near_another_of_the_same_families_is_refused_and_one_apart_is_not() {
+    let disc = |x: f32, radius: f32| FillRegion::Brush {
+        radius,
+        dabs: vec![(x, 0.0)],
+    };
+    let error = journal_streaming(&[disc(-100.0, 60.0), disc(0.0, 60.0)]).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("events[1]")
+            && message.contains("family `")
+            && message.contains("stored fill"),
+        "{message}"
+    );
+    // Apart by more than the widest spacing (4 m): both stream.
+    let apart = journal_streaming(&[disc(-100.0, 40.0), disc(0.0, 40.0)]).unwrap();
+    let (world, _) =
+        World::replay_streamed(default_world(), &apart, &LodConfig::default()).unwrap();
+    assert_eq!(world.streamed_fills(), 2);
 }
