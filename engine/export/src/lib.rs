@@ -43,7 +43,7 @@ use sylva_scatter::Placement;
 use sylva_terrain::TerrainMesh;
 use thiserror::Error;
 
-pub use placements::{write_placement_list, ListFormat};
+pub use placements::{write_placement_list, ListFormat, PlacementList};
 
 /// Side of the square terrain cells placements are grouped by, in metres: the size of
 /// the renderer's terrain chunks (32 cells of 2 m), so an engine culls per cell.

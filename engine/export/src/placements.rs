@@ -25,17 +25,42 @@ pub fn write_placement_list<'a, W: Write>(
     placements: impl IntoIterator<Item = &'a Placement>,
     format: ListFormat,
 ) -> Result<usize, ExportError> {
-    let mut count = 0;
-    match format {
-        ListFormat::Csv => writeln!(out, "prop,x,y,z,qx,qy,qz,qw,scale")?,
-        ListFormat::Json => write!(out, "[")?,
-    }
+    let mut list = PlacementList::begin(out, format)?;
     for placement in placements {
+        list.write(placement)?;
+    }
+    list.finish()
+}
+
+/// A placement list being written, one record at a time: for placements made a few at
+/// a time (a streamed fill's tiles), none kept after its record.
+pub struct PlacementList<'w, W: Write> {
+    out: &'w mut W,
+    format: ListFormat,
+    count: usize,
+}
+
+impl<'w, W: Write> PlacementList<'w, W> {
+    /// Writes the list's head.
+    pub fn begin(out: &'w mut W, format: ListFormat) -> Result<Self, ExportError> {
+        match format {
+            ListFormat::Csv => writeln!(out, "prop,x,y,z,qx,qy,qz,qw,scale")?,
+            ListFormat::Json => write!(out, "[")?,
+        }
+        Ok(Self {
+            out,
+            format,
+            count: 0,
+        })
+    }
+
+    /// Writes one placement's record.
+    pub fn write(&mut self, placement: &Placement) -> Result<(), ExportError> {
         let p = frame::position(placement.position);
         let q = frame::rotation(placement.rotation);
-        match format {
+        match self.format {
             ListFormat::Csv => writeln!(
-                out,
+                self.out,
                 "{},{},{},{},{},{},{},{},{}",
                 csv_field(&placement.prop),
                 p.x,
@@ -48,22 +73,27 @@ pub fn write_placement_list<'a, W: Write>(
                 placement.scale
             )?,
             ListFormat::Json => {
-                let separator = if count == 0 { "\n" } else { ",\n" };
+                let separator = if self.count == 0 { "\n" } else { ",\n" };
                 let record = serde_json::json!({
                     "prop": &*placement.prop,
                     "position": [p.x, p.y, p.z],
                     "rotation": [q.x, q.y, q.z, q.w],
                     "scale": placement.scale,
                 });
-                write!(out, "{separator}{record}")?;
+                write!(self.out, "{separator}{record}")?;
             }
         }
-        count += 1;
+        self.count += 1;
+        Ok(())
     }
-    if format == ListFormat::Json {
-        writeln!(out, "\n]")?;
+
+    /// Writes the list's tail; returns how many placements it holds.
+    pub fn finish(self) -> Result<usize, ExportError> {
+        if self.format == ListFormat::Json {
+            writeln!(self.out, "\n]")?;
+        }
+        Ok(self.count)
     }
-    Ok(count)
 }
 
 /// A CSV field: quoted, inner quotes doubled (RFC 4180).

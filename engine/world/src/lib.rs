@@ -21,6 +21,9 @@ use thiserror::Error;
 
 mod spot;
 pub mod stream;
+mod walk;
+
+pub use walk::FillWalk;
 
 use spot::SpotTiles;
 use stream::{
@@ -696,6 +699,23 @@ impl World {
             self.mirror_stream(index, change)?;
         }
         Ok(took)
+    }
+
+    /// Every tile streamed fill `fill` (not undone) shows, made one after another over
+    /// the whole terrain with the erases standing over it applied, in memory
+    /// proportional to a row of tiles: for an export, whatever the camera.
+    pub fn walk_streamed_fill(&self, fill: usize) -> Option<FillWalk<'_>> {
+        let streamed = self.streamed.get(fill).filter(|f| !f.undone)?;
+        let erased = move |p: &Placement| {
+            (streamed.erasures.iter())
+                .any(|e| !self.undone_erases.contains(&e.stroke) && e.takes(p))
+        };
+        Some(FillWalk::new(
+            &streamed.source,
+            &self.terrain,
+            fill,
+            Box::new(erased),
+        ))
     }
 
     /// The props the streamed fills (not undone) may place, sorted: a viewer loads them

@@ -1,5 +1,8 @@
 //! `sylva export`: a session's placements and the baked props they use as one glTF 2.0
 //! binary (instanced per terrain cell, LODs linked), or as a plain placement list.
+//! Streamed fills are made tile by tile over the whole terrain: a list is written as
+//! they come, in memory proportional to a row of tiles; a binary holds them all, up to
+//! the session's cap.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -8,8 +11,10 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sylva_cache::CacheDir;
-use sylva_export::{ExportOptions, ListFormat, DEFAULT_CELL_SIZE};
-use sylva_scatter::{Editor, Placement};
+use sylva_export::{ExportOptions, ListFormat, PlacementList, DEFAULT_CELL_SIZE};
+use sylva_lod::LodConfig;
+use sylva_scatter::Placement;
+use sylva_world::World;
 
 use crate::world;
 
@@ -67,9 +72,8 @@ struct LeftOut {
 
 pub fn run(args: Args) -> Result<()> {
     let (session, terrain) = world::load_session(&args.session)?;
-    let (editor, _) = Editor::replay(&session, &terrain)
+    let (world, _) = World::replay_streamed(terrain, &session, &LodConfig::default())
         .with_context(|| format!("replaying {}", args.session.display()))?;
-    let placements: Vec<&Placement> = editor.painter().placements().collect();
     let started = Instant::now();
     let output = match args.placements {
         Some(format) => {
@@ -78,9 +82,15 @@ pub fn run(args: Args) -> Result<()> {
                 ListArg::Csv => (ListFormat::Csv, "csv"),
             };
             let (count, bytes) = write(&args.out, |w| {
-                let count =
-                    sylva_export::write_placement_list(w, placements.iter().copied(), format)?;
-                Ok(count)
+                let mut list = PlacementList::begin(w, format)?;
+                for placement in world.editor().painter().placements() {
+                    list.write(placement)?;
+                }
+                for_each_streamed_tile(&world, |placements| {
+                    placements.iter().try_for_each(|p| list.write(p))?;
+                    Ok(())
+                })?;
+                Ok(list.finish()?)
             })?;
             Output {
                 out: args.out.display().to_string(),
@@ -93,7 +103,26 @@ pub fn run(args: Args) -> Result<()> {
                 left_out: Vec::new(),
             }
         }
-        None => export_glb(&args, &placements, &terrain, started)?,
+        None => {
+            let cap = world.editor().painter().cap();
+            let mut streamed = Vec::new();
+            for_each_streamed_tile(&world, |placements| {
+                streamed.extend_from_slice(placements);
+                let held = world.editor().painter().len() + streamed.len();
+                if held > cap {
+                    bail!(
+                        "the streamed fills make more than the session's cap of {cap} \
+                         placements, which a .glb holds at once; --placements json or csv \
+                         writes them tile by tile"
+                    );
+                }
+                Ok(())
+            })?;
+            let placements: Vec<&Placement> = (world.editor().painter().placements())
+                .chain(&streamed)
+                .collect();
+            export_glb(&args, &placements, world.terrain(), started)?
+        }
     };
     if args.json {
         println!("{}", serde_json::to_string(&output)?);
@@ -107,6 +136,20 @@ pub fn run(args: Args) -> Result<()> {
             output.left_out.len(),
             output.out
         );
+    }
+    Ok(())
+}
+
+/// Hands every tile of the session's streamed fills to `each`, one at a time.
+fn for_each_streamed_tile(
+    world: &World,
+    mut each: impl FnMut(&[Placement]) -> Result<()>,
+) -> Result<()> {
+    for fill in 0..world.streamed_fills() {
+        for tile in world.walk_streamed_fill(fill).into_iter().flatten() {
+            let (_, placements) = tile.context("making a streamed fill's tile")?;
+            each(&placements)?;
+        }
     }
     Ok(())
 }

@@ -297,6 +297,38 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
         "the streamed session draws otherwise"
     );
 
+    // Exported, its tiles are made over the whole terrain: the same placement records
+    // as the stored fill's (listed tile by tile, so in another order), and the same
+    // binary's placement count.
+    let export = |session: &Path, out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            session.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--cache",
+            cache.root().to_str().unwrap(),
+            "--json",
+        ];
+        args.extend(extra);
+        let out = stdout(&sylva(&args));
+        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+    };
+    let rows = |path: &Path| {
+        let mut rows: Vec<String> = (std::fs::read_to_string(path).unwrap().lines())
+            .map(str::to_owned)
+            .collect();
+        rows.sort_unstable();
+        rows
+    };
+    let (stored_csv, streamed_csv) = (dir.join("stored.csv"), dir.join("streamed.csv"));
+    export(&stored, &stored_csv, &["--placements", "csv"]);
+    let listed = export(&streamed, &streamed_csv, &["--placements", "csv"]);
+    assert_eq!(listed["placements"], made["placements"], "{listed}");
+    assert!(rows(&stored_csv) == rows(&streamed_csv), "the lists differ");
+    let glb = export(&streamed, &dir.join("streamed.glb"), &[]);
+    assert_eq!(glb["placements"], made["placements"], "{glb}");
+
     // The preset the journal embeds, edited since: refused, naming it.
     let edited = journal.replacen("density_per_m2: 0.5,", "density_per_m2: 0.6,", 1);
     assert_ne!(edited, journal);

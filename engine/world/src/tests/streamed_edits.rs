@@ -229,3 +229,32 @@ fn a_streamed_fill_near_another_of_the_same_families_is_refused_and_one_apart_is
         World::replay_streamed(default_world(), &apart, &LodConfig::default()).unwrap();
     assert_eq!(world.streamed_fills(), 2);
 }
+
+#[test]
+fn a_walk_over_a_streamed_fill_makes_what_the_fill_stored_holds() {
+    let (mut world, _) =
+        World::replay_streamed(default_world(), &journal(), &LodConfig::default()).unwrap();
+    erase(&mut world, Landmark::Meadow.position() + Vec2::new(40.0, 0.0), 8.0);
+    let painted = world.editor().session().clone();
+    let mut tiles = 0;
+    let mut walked = BTreeSet::new();
+    for tile in world.walk_streamed_fill(0).unwrap() {
+        let (_, placements) = tile.unwrap();
+        tiles += 1;
+        for p in &placements {
+            assert!(walked.insert(key(p)), "{p:?} twice");
+        }
+    }
+    assert_eq!(tiles, 16 * 16);
+    let (stored, _) = World::replay(default_world(), &painted, &LodConfig::default()).unwrap();
+    let stroke: BTreeSet<Key> = world.editor().painter().placements().map(key).collect();
+    let fill: BTreeSet<Key> = (stored.editor().painter().placements())
+        .map(key)
+        .filter(|k| !stroke.contains(k))
+        .collect();
+    assert!(fill.len() > 10_000, "{}", fill.len());
+    assert!(walked == fill, "{} walked, {} stored", walked.len(), fill.len());
+    world.undo().unwrap();
+    world.undo().unwrap();
+    assert!(world.walk_streamed_fill(0).is_none(), "the fill undone");
+}
