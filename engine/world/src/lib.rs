@@ -870,7 +870,9 @@ impl World {
 
     /// The streamed fills' tiles for a camera at `camera`: takes those made, asks for
     /// those now in reach, drops those left behind and mirrors it all into the
-    /// registry. Never waits. Returns the streams' counts summed.
+    /// registry, which holds no more than the session's cap of placements (stored ones
+    /// included; past it, tiles wait: [`StreamStats::capped`]). Never waits. Returns
+    /// the streams' counts summed.
     pub fn update_streams(&mut self, camera: Vec3) -> Result<StreamStats, WorldError> {
         if let Some(start) = self.started.filter(|_| self.reach_stale) {
             self.reach_stale = false;
@@ -879,10 +881,12 @@ impl World {
             }
         }
         let mut total = StreamStats::default();
+        let cap = self.editor.painter().cap();
         for index in 0..self.streamed.len() {
             let Some(streamer) = self.streamed[index].streamer.as_mut() else {
                 continue;
             };
+            streamer.set_room(cap.saturating_sub(self.registry.len() as usize));
             let changes = streamer.update(camera);
             let stats = streamer.stats();
             self.mirror_stream(index, changes)?;
@@ -894,6 +898,7 @@ impl World {
             total.passes_due += stats.passes_due;
             total.resident_placements += stats.resident_placements;
             total.resident_tiles += stats.resident_tiles;
+            total.capped |= stats.capped;
         }
         Ok(total)
     }

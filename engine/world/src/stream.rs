@@ -148,6 +148,9 @@ pub struct StreamStats {
     pub resident_placements: u64,
     /// Tiles held after the last update.
     pub resident_tiles: u32,
+    /// Whether the registry is at the session's cap: tiles in reach wait to be shown
+    /// (and are late) until the camera leaves others behind, and no more are asked for.
+    pub capped: bool,
 }
 
 impl StreamStats {
@@ -155,7 +158,7 @@ impl StreamStats {
     /// is, and every tile it asks for is made and shown, also those a little beyond
     /// reach, so what shows no longer depends on how fast the workers were.
     pub fn settled(&self) -> bool {
-        self.late_tiles == 0 && self.waiting_tiles == 0 && self.passes_due == 0
+        self.passes_due == 0 && (self.capped || self.late_tiles == 0 && self.waiting_tiles == 0)
     }
 }
 
@@ -327,6 +330,8 @@ pub struct TileStreamer {
     /// Tiles and families a pass found within their show radius, shown over the
     /// updates that follow as the arrivals budget allows.
     to_show: VecDeque<((usize, usize), u32)>,
+    /// Near placements the registry takes before the session's cap.
+    room: usize,
 }
 
 /// The most near placements one update adds to or takes from the registry before it
@@ -340,12 +345,13 @@ const MIRRORED_PER_UPDATE: usize = 2_000;
 /// whole per tile and family: a renderer builds each changed tile's block again.
 const FAR_CHANGED_PER_UPDATE: usize = 16_384;
 
-/// What an update has mirrored so far, against [`MIRRORED_PER_UPDATE`] and
-/// [`FAR_CHANGED_PER_UPDATE`].
-#[derive(Default)]
+/// What an update has mirrored so far, against [`MIRRORED_PER_UPDATE`],
+/// [`FAR_CHANGED_PER_UPDATE`] and the registry's room.
 struct Budget {
     /// Far placements in the tiles and families changed.
     far: usize,
+    /// Placements the registry takes before the session's cap.
+    room: usize,
 }
 
 impl Budget {
@@ -353,6 +359,12 @@ impl Budget {
     fn open(&self, changes: &StreamChanges) -> bool {
         changes.added.len() + changes.removed.len() < MIRRORED_PER_UPDATE
             && self.far < FAR_CHANGED_PER_UPDATE
+            && !self.full(changes)
+    }
+
+    /// Whether the near placements shown fill the registry's room.
+    fn full(&self, changes: &StreamChanges) -> bool {
+        changes.added.len() >= self.room.saturating_add(changes.removed.len())
     }
 
     /// Notes that `tile`'s far placements changed: the renderer builds its whole block
@@ -539,6 +551,7 @@ impl TileStreamer {
             resident: 0,
             to_ask: Vec::new(),
             to_show: VecDeque::new(),
+            room: usize::MAX,
         })
     }
 
@@ -708,12 +721,21 @@ impl TileStreamer {
         changes
     }
 
+    /// How many more near placements the registry takes before the session's cap, for
+    /// the next updates (unbounded until set): a tile whose would pass it waits, late.
+    pub fn set_room(&mut self, room: usize) {
+        self.room = room;
+    }
+
     /// Takes what the workers made, asks for what the camera at `camera` now wants,
     /// cancels and drops what it no longer does, and says what changed. Never waits.
     pub fn update(&mut self, camera: Vec3) -> StreamChanges {
         let mut changes = StreamChanges::default();
         self.eye = Vec2::new(camera.x, camera.z);
-        let mut budget = Budget::default();
+        let mut budget = Budget {
+            far: 0,
+            room: self.room,
+        };
         self.show_queued(&mut changes, &mut budget);
         self.take_made(&mut changes, &mut budget);
         // One family's pass an update, the most overdue (a family's first at once): the
@@ -749,7 +771,11 @@ impl TileStreamer {
                 self.pass_near(family);
             }
         }
-        self.ask_waiting();
+        // At the cap, tiles made would only wait in memory.
+        self.stats.capped = budget.full(&changes);
+        if !self.stats.capped {
+            self.ask_waiting();
+        }
         self.stats.resident_tiles = self.held.len() as u32;
         self.stats.resident_placements = self.resident;
         // A tile queued to turn near is shown far meanwhile: not late.

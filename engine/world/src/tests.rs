@@ -374,4 +374,4 @@ fn a_streamed_world_holds_around_the_camera_what_the_stored_world_holds_there() 
     assert!(stored.editor().painter().placements().all(|p| !erased(p)));
 }
 
-mod streamed_edits;
+mod streamed;

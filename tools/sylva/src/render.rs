@@ -133,6 +133,14 @@ pub fn render(
     reference: Option<&RgbaImage>,
 ) -> Result<RenderOutput> {
     runtime.settle_streams(&camera, height)?;
+    let stream = runtime.stream_stats();
+    if stream.capped {
+        eprintln!(
+            "warning: the streamed fills reach past the session's placement cap: {} tiles in \
+             reach are not drawn",
+            stream.late_tiles
+        );
+    }
     let started = Instant::now();
     let (image, stats) = runtime.render_image(camera, f64::from(frame), width, height)?;
     let frame_ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -1,5 +1,6 @@
-//! Erases, undo and redo over streamed fills: painted live in a world that streams,
-//! the journal replays stored to the same placements the streamed world shows.
+//! Streamed fills in a world: erases, strokes, undo and redo over them (painted live
+//! in a world that streams, the journal replays stored to the same placements the
+//! streamed world shows), walks over their whole terrain, and the session's cap.
 
 use std::collections::BTreeSet;
 
@@ -30,8 +31,15 @@ fn journal() -> Session {
 
 /// A stroke on the meadow, then a streamed fill over each of `regions`.
 fn journal_streaming(regions: &[FillRegion]) -> Result<Session, sylva_scatter::SessionError> {
+    journal_capped(regions, DEFAULT_PLACEMENT_CAP)
+}
+
+fn journal_capped(
+    regions: &[FillRegion],
+    cap: usize,
+) -> Result<Session, sylva_scatter::SessionError> {
     let terrain = default_world();
-    let mut editor = Editor::new(&session(DEFAULT_PLACEMENT_CAP)).unwrap();
+    let mut editor = Editor::new(&session(cap)).unwrap();
     let name = editor.use_preset("t", preset()).unwrap();
     let brush = sylva_scatter::BrushSettings {
         radius: 10.0,
@@ -234,7 +242,11 @@ fn a_streamed_fill_near_another_of_the_same_families_is_refused_and_one_apart_is
 fn a_walk_over_a_streamed_fill_makes_what_the_fill_stored_holds() {
     let (mut world, _) =
         World::replay_streamed(default_world(), &journal(), &LodConfig::default()).unwrap();
-    erase(&mut world, Landmark::Meadow.position() + Vec2::new(40.0, 0.0), 8.0);
+    erase(
+        &mut world,
+        Landmark::Meadow.position() + Vec2::new(40.0, 0.0),
+        8.0,
+    );
     let painted = world.editor().session().clone();
     let mut tiles = 0;
     let mut walked = BTreeSet::new();
@@ -253,8 +265,26 @@ fn a_walk_over_a_streamed_fill_makes_what_the_fill_stored_holds() {
         .filter(|k| !stroke.contains(k))
         .collect();
     assert!(fill.len() > 10_000, "{}", fill.len());
-    assert!(walked == fill, "{} walked, {} stored", walked.len(), fill.len());
+    assert!(
+        walked == fill,
+        "{} walked, {} stored",
+        walked.len(),
+        fill.len()
+    );
     world.undo().unwrap();
     world.undo().unwrap();
     assert!(world.walk_streamed_fill(0).is_none(), "the fill undone");
+}
+
+#[test]
+fn the_cap_bounds_what_a_streaming_world_holds_in_its_registry() {
+    let cap = 3_000;
+    let journal = journal_capped(&[FillRegion::Whole], cap).unwrap();
+    let eye = Landmark::Meadow.position();
+    let mut world = streamed(&journal, eye);
+    let stats = world.update_streams(Vec3::new(eye.x, 20.0, eye.y)).unwrap();
+    let held = world.registry().len() as usize;
+    // A tile is shown whole, so the last one may go a little past the cap.
+    assert!((cap..cap + 1_000).contains(&held), "{held} held");
+    assert!(stats.capped && stats.late_tiles > 0, "{stats:?}");
 }
