@@ -367,8 +367,9 @@ impl World {
             if fill.undone {
                 continue;
             }
+            let source = (&*fill.source, fill.streamer.as_ref());
             let tiles = (self.spot)
-                .within(index, &fill.source, &self.terrain, (low, high))
+                .within(index, source, &self.terrain, (low, high))
                 .map_err(StreamError::from)?;
             let erased = |p: &Placement| {
                 (fill.erasures.iter())

@@ -3,8 +3,9 @@
 //! stroke or a stored fill is accepted against what the streamed fills place round it,
 //! as it is against the stored fill's placements.
 //!
-//! A tile made here is the one its streamer makes, ids included. Tiles are kept (a
-//! stroke's dabs ask for the same ones over and over) up to a bound.
+//! A tile made here is the one its streamer makes, ids included, so a tile the
+//! streamer holds made with every family is taken from it; others are made and kept
+//! (a stroke's dabs ask for the same ones over and over) up to a bound.
 
 use std::sync::Arc;
 
@@ -13,7 +14,7 @@ use rustc_hash::FxHashMap;
 use sylva_scatter::{FillError, Placement, TileSource};
 use sylva_terrain::Terrain;
 
-use crate::stream::{first_id, tile_counts};
+use crate::stream::{first_id, tile_counts, TileStreamer};
 
 /// Tiles kept at most; past it, the store starts afresh.
 const KEPT_TILES: usize = 256;
@@ -33,10 +34,11 @@ pub(crate) struct SpotTiles {
 impl SpotTiles {
     /// Every placement streamed fill `fill` (made from `source`) places inside the box
     /// `low..=high`, by tile, erases not applied.
+    /// Tiles `streamer` holds made whole are taken from it.
     pub(crate) fn within(
         &mut self,
         fill: usize,
-        source: &TileSource,
+        (source, streamer): (&TileSource, Option<&TileStreamer>),
         terrain: &Terrain,
         (low, high): (Vec2, Vec2),
     ) -> Result<Vec<Arc<Vec<Placement>>>, FillError> {
@@ -51,7 +53,11 @@ impl SpotTiles {
         let mut tiles = Vec::new();
         for z in first.1..=last.1.min(counts.1 - 1) {
             for x in first.0..=last.0.min(counts.0 - 1) {
-                tiles.push(self.tile(fill, source, terrain, counts.0, (x, z))?);
+                let held = streamer.and_then(|streamer| streamer.made_whole((x, z)));
+                match held {
+                    Some(placements) => tiles.push(Arc::new(placements)),
+                    None => tiles.push(self.tile(fill, source, terrain, counts.0, (x, z))?),
+                }
             }
         }
         Ok(tiles)

@@ -332,6 +332,8 @@ pub struct TileStreamer {
     to_show: VecDeque<((usize, usize), u32)>,
     /// Near placements the registry takes before the session's cap.
     room: usize,
+    /// Whether it streams every family the fill places (else no tile is made whole).
+    streams_all: bool,
 }
 
 /// The most near placements one update adds to or takes from the registry before it
@@ -495,6 +497,8 @@ impl TileStreamer {
             });
         }
         let families = settings.reach_m.len();
+        let streams_all = (source.job().families())
+            .all(|family| settings.reach_m.iter().any(|(f, _)| &**f == family));
         let queue = Arc::new(Queue::default());
         let (sender, made) = channel();
         let workers = (0..settings.workers.max(1))
@@ -552,6 +556,7 @@ impl TileStreamer {
             to_ask: Vec::new(),
             to_show: VecDeque::new(),
             room: usize::MAX,
+            streams_all,
         })
     }
 
@@ -568,6 +573,18 @@ impl TileStreamer {
     pub fn owns(&self, id: PlacementId) -> bool {
         id.0 & STREAMED_ID_BIT != 0
             && (id.0 >> (TILE_BITS + ORDINAL_BITS)) & ((1 << FILL_BITS) - 1) == self.fill_number
+    }
+
+    /// Every placement `tile` holds, erased ones included, when it is held made with
+    /// every family of the fill: what making it again would give.
+    pub fn made_whole(&self, tile: (usize, usize)) -> Option<Vec<Placement>> {
+        let all = (1u32 << self.settings.reach_m.len()) - 1;
+        let held = self.held.get(&tile).filter(|held| held.made_with == all)?;
+        self.streams_all.then(|| {
+            (held.batches.iter())
+                .flat_map(|batch| batch.placements.iter().cloned())
+                .collect()
+        })
     }
 
     /// The far placements `tile` shows now: none when it holds none.
