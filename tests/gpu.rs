@@ -520,9 +520,9 @@ fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_t
 }
 
 /// A session whose Mixed Forest fill round the meadow is streamed, drawn by the
-/// runtime: no frame waits for a tile, the tiles arrive over the frames that follow,
-/// and then the registry the renderer draws holds what the fill stored holds within
-/// each family's reach (and nothing it does not).
+/// runtime: no frame waits for a tile, the tiles arrive over the frames that follow
+/// and fade in, and then the registry the renderer draws holds what the fill stored
+/// holds within each family's reach (and nothing it does not).
 #[test]
 fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
@@ -569,6 +569,33 @@ fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds
         runtime.prepare(&camera, SIZE.1, f64::from(frames) / 60.0);
         frames += 1;
     }
+    // The tiles arrived late (none was made when the camera came): they fade in, so
+    // the frame as they arrive differs from the one after the fade, which then holds.
+    assert!(runtime.world().fading_in() > 0);
+    let now = f64::from(frames) / 60.0;
+    let (fading, _) = runtime.render_image(camera, now, SIZE.0, SIZE.1).unwrap();
+    let (whole, _) = runtime
+        .render_image(camera, now + 1.0, SIZE.0, SIZE.1)
+        .unwrap();
+    let (after, _) = runtime
+        .render_image(camera, now + 2.0, SIZE.0, SIZE.1)
+        .unwrap();
+    assert_eq!(runtime.world().fading_in(), 0);
+    let differing = (fading
+        .pixels
+        .chunks_exact(4)
+        .zip(whole.pixels.chunks_exact(4)))
+    .filter(|(a, b)| a != b)
+    .count();
+    assert!(
+        differing > 500,
+        "{differing} pixels differ as the props fade in"
+    );
+    assert!(
+        whole.pixels == after.pixels,
+        "the picture holds once the fades end"
+    );
+
     let world = runtime.world();
     let shown: Vec<_> = world.streamed_placements().collect();
     assert!(shown.len() > 300, "{} placements streamed", shown.len());

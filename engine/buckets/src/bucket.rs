@@ -93,6 +93,16 @@ impl Bucket {
         slot
     }
 
+    /// Sets the free `w` of the first column of the transform at `slot` (a placement's
+    /// matrix is affine, so it carries a draw's fade: see
+    /// [`crate::PlacementRegistry::set_fade_in`]), marking the slot dirty.
+    ///
+    /// Precondition: `slot < len()`.
+    pub fn set_fade(&mut self, slot: u32, fade: f32) {
+        self.transforms[slot as usize].x_axis.w = fade;
+        self.dirty.mark(slot);
+    }
+
     /// Removes the instance at `slot` by moving the last instance into it. O(1) whatever
     /// the bucket's size. Returns the owner of the instance that now sits at `slot`, if one
     /// was moved there (none when `slot` was the last one).

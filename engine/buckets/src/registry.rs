@@ -206,6 +206,34 @@ impl PlacementRegistry {
         Ok(())
     }
 
+    /// Fades placement `id` in: its instances draw `share` of their pixels (dithered,
+    /// as a LOD fade draws the coarser level's share) for a share in (0, 1), and all of
+    /// them for any other (the default). Carried in each instance transform's free first-column `w`, which a
+    /// renderer hands to its shaders; a LOD fade's own share takes its place while the
+    /// placement crosses a switch. O(parts).
+    pub fn set_fade_in(&mut self, id: u64, share: f32) -> Result<(), RegistryError> {
+        let index = self
+            .placements
+            .index_of(id)
+            .ok_or(RegistryError::UnknownPlacement { id })?;
+        let i = index as usize;
+        let fade = if share.is_finite() && share > 0.0 && share < 1.0 {
+            share
+        } else {
+            0.0
+        };
+        self.placements.transforms[i].x_axis.w = fade;
+        if let Some(buckets) = self.props.buckets_mut(self.placements.props[i]) {
+            if let Some(lod) = buckets.shape().lod_for_level(self.placements.levels[i]) {
+                let slot = self.placements.slots[i];
+                for part in buckets.level_mut(lod).parts_mut() {
+                    part.set_fade(slot, fade);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Sets placement `id`'s distance level, moving its instances to the sibling buckets of
     /// the new LOD (out of the buckets for [`CULLED_LEVEL`]). Returns whether they moved
     /// (not if the level clamps to the same LOD, or the placement is pending). O(1), and

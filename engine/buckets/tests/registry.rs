@@ -451,3 +451,33 @@ fn a_culled_placement_has_no_instances_until_its_level_brings_it_back() {
     registry.remove(1).unwrap();
     assert_eq!((registry.culled_len(), registry.len()), (0, 0));
 }
+
+#[test]
+fn a_fade_in_rides_in_every_part_instance_moves_with_its_level_and_ends_whole() {
+    let (mut registry, pine) = registry_with_tree();
+    registry.insert(7, pine, transform(7), 1).unwrap();
+    registry.insert(8, pine, transform(8), 1).unwrap();
+    registry.drain_changes(&mut BucketChanges::default());
+    let fades = |registry: &PlacementRegistry, id: u64| -> Vec<f32> {
+        let location = registry.locate(id).unwrap();
+        (registry.buckets())
+            .filter(|(key, _)| key.lod == location.lod)
+            .map(|(_, bucket)| bucket.transforms()[location.slot as usize].x_axis.w)
+            .collect()
+    };
+    registry.set_fade_in(7, 0.25).unwrap();
+    assert_eq!(fades(&registry, 7), [0.25, 0.25]);
+    assert_eq!(fades(&registry, 8), [0.0, 0.0]);
+    let mut changes = BucketChanges::default();
+    registry.drain_changes(&mut changes);
+    assert_eq!(changes.updates().len(), 2, "both part buckets are dirty");
+    // Moved to another level, the instances keep it; whole, it is gone.
+    registry.set_level(7, 2).unwrap();
+    assert_eq!(fades(&registry, 7), [0.25, 0.25]);
+    registry.set_fade_in(7, 1.0).unwrap();
+    assert_eq!(fades(&registry, 7), [0.0, 0.0]);
+    assert_eq!(
+        registry.set_fade_in(9, 0.5),
+        Err(RegistryError::UnknownPlacement { id: 9 })
+    );
+}

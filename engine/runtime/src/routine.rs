@@ -381,8 +381,9 @@ impl PropsRoutine {
     }
 
     /// Waits until the streamed fills round `camera` (drawing an image `height` pixels
-    /// tall) are all made and shown, as a game's loading screen does: for stills, whose
-    /// pictures must not depend on how fast the workers were. Returns at once without
+    /// tall) are all made and shown, whole (no fade-in under way), as a game's loading
+    /// screen does: for stills, whose pictures must not depend on how fast the workers
+    /// were. Returns at once without
     /// streamed fills.
     pub fn settle_streams(&mut self, camera: &CameraView, height: u32) -> Result<(), RuntimeError> {
         if !self.world.streams_started() {
@@ -395,6 +396,7 @@ impl PropsRoutine {
         loop {
             self.stream = self.world.update_streams(camera.eye)?;
             if self.stream.settled() {
+                self.world.finish_fades();
                 return Ok(());
             }
             std::thread::sleep(std::time::Duration::from_millis(2));

@@ -61,6 +61,9 @@ pub struct World {
     open_paint: Option<Acceptance>,
     /// Streamed tiles made on this thread for edits.
     spot: SpotTiles,
+    /// Placements of streamed tiles that arrived late, fading in, and when their fade
+    /// began (NaN until the next LOD tick gives the time).
+    fading_in: Vec<(u64, f64)>,
     /// How the streams were started, to start a fill again when it is redone, the
     /// reach they were started with, and whether what the reach follows from (props'
     /// descriptions, the viewport, the tolerance) changed since.
@@ -148,6 +151,7 @@ impl World {
             open_erase: None,
             open_paint: None,
             spot: SpotTiles::default(),
+            fading_in: Vec::new(),
             started: None,
             started_reach: Vec::new(),
             reach_stale: false,
@@ -949,7 +953,39 @@ impl World {
         for placement in &changes.added {
             self.insert(placement)?;
         }
+        for id in changes.arrived_late {
+            self.registry.set_fade_in(id.0, FADE_IN_FIRST_SHARE)?;
+            self.fading_in.push((id.0, f64::NAN));
+        }
         Ok(())
+    }
+
+    /// Takes the fades of late placements on to `now` (seconds): each draws a share of
+    /// its pixels growing from nothing to all over [`FADE_IN_S`].
+    fn advance_fades(&mut self, now: f64) {
+        let registry = &mut self.registry;
+        self.fading_in.retain_mut(|(id, began)| {
+            if began.is_nan() {
+                *began = now;
+            }
+            let share = ((now - *began) / FADE_IN_S) as f32;
+            let share = share.max(FADE_IN_FIRST_SHARE);
+            // Gone meanwhile (its tile dropped): nothing to fade.
+            registry.set_fade_in(*id, share).is_ok() && share < 1.0
+        });
+    }
+
+    /// Ends every fade-in at once, each placement drawn whole: for a still, which must
+    /// not depend on when its tiles arrived.
+    pub fn finish_fades(&mut self) {
+        for (id, _) in self.fading_in.drain(..) {
+            let _ = self.registry.set_fade_in(id, 1.0);
+        }
+    }
+
+    /// Placements fading in now.
+    pub fn fading_in(&self) -> usize {
+        self.fading_in.len()
     }
 
     /// Spreads each LOD evaluation's tests over `ticks` calls of [`Self::tick_lod`]
@@ -959,7 +995,9 @@ impl World {
     }
 
     /// Re-evaluates LODs for a camera at `camera` at time `now` (seconds).
+    /// Late streamed placements fade in on the same clock.
     pub fn tick_lod(&mut self, camera: Vec3, now: f64) -> TickStats {
+        self.advance_fades(now);
         self.lod.tick(&mut self.registry, camera, now)
     }
 
@@ -994,6 +1032,12 @@ impl World {
             .insert(placement.id.0, key, transform, level)?)
     }
 }
+
+/// How long a late streamed placement takes to fade in, in seconds.
+pub const FADE_IN_S: f64 = 0.4;
+
+/// The share of its pixels a late placement draws on the frame it arrives.
+const FADE_IN_FIRST_SHARE: f32 = 1.0 / 64.0;
 
 /// Side of the tiles [`z_order`] orders by, in metres.
 const ORDER_TILE_M: f32 = 8.0;

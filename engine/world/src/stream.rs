@@ -118,6 +118,9 @@ pub struct StreamChanges {
     pub added: Vec<Placement>,
     /// Near placements hidden.
     pub removed: Vec<PlacementId>,
+    /// Those of `added` that arrive late (in reach and not shown when they should have
+    /// been): a renderer fades them in rather than popping them.
+    pub arrived_late: Vec<PlacementId>,
     /// Tiles whose far placements changed (a tile may repeat): read them again with
     /// [`TileStreamer::far_placements`].
     pub far_changed: Vec<(usize, usize)>,
@@ -1087,6 +1090,11 @@ impl TileStreamer {
             }
             if near {
                 changes.added.extend(self.shows(tile, held, bit).cloned());
+                // Made in time but shown only now, within reach: it pops unless faded.
+                let reach = self.settings.reach_m[bit.trailing_zeros() as usize].1;
+                if !shown && distance <= reach {
+                    (changes.arrived_late).extend(self.shows(tile, held, bit).map(|p| p.id));
+                }
             } else if was_near {
                 changes
                     .removed
@@ -1231,6 +1239,10 @@ impl TileStreamer {
             changes
                 .added
                 .extend(self.visible(tile, &batch, near).cloned());
+            let late = self.late.get(&tile).copied().unwrap_or(0) & near;
+            changes
+                .arrived_late
+                .extend(self.visible(tile, &batch, late).map(|p| p.id));
             self.resident += batch.placements.len() as u64;
             match self.held.get_mut(&tile) {
                 Some(held) => {

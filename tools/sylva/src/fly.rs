@@ -155,6 +155,8 @@ pub fn run(args: Args) -> Result<()> {
         std::thread::sleep(Duration::from_millis(5));
     }
     far.rebuild(&mut world);
+    // What loaded before the flight is whole when it begins.
+    world.finish_fades();
     let loading_s = loading.elapsed().as_secs_f64();
 
     let frame = Duration::from_secs_f32(1.0 / args.fps);

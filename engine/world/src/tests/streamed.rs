@@ -288,3 +288,42 @@ fn the_cap_bounds_what_a_streaming_world_holds_in_its_registry() {
     assert!((cap..cap + 1_000).contains(&held), "{held} held");
     assert!(stats.capped && stats.late_tiles > 0, "{stats:?}");
 }
+
+/// The fades, in every instance of the registry's buckets, that are under way.
+fn fades_under_way(world: &World) -> usize {
+    (world.registry().buckets())
+        .flat_map(|(_, bucket)| bucket.transforms())
+        .filter(|m| m.x_axis.w > 0.0 && m.x_axis.w < 1.0)
+        .count()
+}
+
+#[test]
+fn late_tiles_fade_in_over_the_ticks_after_they_arrive_and_tiles_in_time_do_not() {
+    let eye = Landmark::Meadow.position();
+    // Nothing was made when the camera arrived: every tile in reach is late.
+    let mut world = streamed(&journal(), eye);
+    let late = world.fading_in();
+    assert!(late > 1_000, "{late} fading in");
+    assert!(fades_under_way(&world) >= late);
+    let camera = Vec3::new(eye.x, 20.0, eye.y);
+    world.tick_lod(camera, 10.0);
+    assert!(
+        fades_under_way(&world) >= late,
+        "a fade begins at its first tick"
+    );
+    world.tick_lod(camera, 10.2);
+    assert_eq!(world.fading_in(), late, "half way");
+    world.tick_lod(camera, 10.0 + crate::FADE_IN_S);
+    assert_eq!((world.fading_in(), fades_under_way(&world)), (0, 0));
+
+    // A step shorter than the passes' lead: what comes into reach was shown ahead.
+    let step = eye + Vec2::new(3.0, 0.0);
+    settle(&mut world, step);
+    assert_eq!(world.fading_in(), 0);
+    // A jump: what it lands among arrives late; a still ends the fades at once.
+    let jump = eye + Vec2::new(150.0, 0.0);
+    settle(&mut world, jump);
+    assert!(world.fading_in() > 0);
+    world.finish_fades();
+    assert_eq!((world.fading_in(), fades_under_way(&world)), (0, 0));
+}
