@@ -29,7 +29,7 @@ pub use streamed_fills::{FamilyReach, FarPlacements, FADE_IN_S};
 pub use walk::FillWalk;
 
 use spot::SpotTiles;
-use stream::{Erasure, StreamError, MAX_STREAMED_FILLS};
+use stream::{StreamError, MAX_STREAMED_FILLS};
 use streamed_edits::{Acceptance, OpenErase};
 use streamed_fills::{StreamStart, StreamedFill};
 
