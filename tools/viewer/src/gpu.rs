@@ -48,6 +48,10 @@ impl WorldHost for Runtime {
         Runtime::world(self)
     }
 
+    fn stream_stats(&self) -> sylva_world::stream::StreamStats {
+        Runtime::stream_stats(self)
+    }
+
     fn world_mut(&mut self) -> &mut World {
         Runtime::world_mut(self)
     }

@@ -4,6 +4,7 @@
 
 use sylva_render::props::DrawStats;
 use sylva_scatter::{Rejection, StrokeReport};
+use sylva_world::stream::StreamStats;
 
 use crate::camera::CameraMode;
 use crate::fill::FillProgress;
@@ -210,7 +211,7 @@ fn render_lines<H: WorldHost>(
     workspace: &Workspace<H>,
 ) -> Vec<String> {
     let registry = workspace.world().registry();
-    vec![
+    let mut lines = vec![
         format!(
             "{} instances · {} draw calls · {} triangles",
             draw.instances,
@@ -233,7 +234,31 @@ fn render_lines<H: WorldHost>(
             registry.pending_len(),
             workspace.world().editor().painter().cap()
         ),
-    ]
+    ];
+    if workspace.world().streamed_fills() > 0 {
+        lines.push(stream_line(
+            &workspace.host().stream_stats(),
+            workspace.world().fading_in(),
+        ));
+    }
+    lines
+}
+
+/// The streamed fills' state: what is held, what is late or on its way, and whether
+/// the cap holds tiles back.
+pub fn stream_line(stats: &StreamStats, fading_in: usize) -> String {
+    let mut line = format!(
+        "streamed {} placements in {} tiles · {} late · {} on the way · {} fading in",
+        thousands(stats.resident_placements),
+        stats.resident_tiles,
+        stats.late_tiles,
+        stats.waiting_tiles,
+        fading_in
+    );
+    if stats.capped {
+        line.push_str(" · at the cap");
+    }
+    line
 }
 
 fn timing_lines<H: WorldHost>(workspace: &Workspace<H>) -> Vec<String> {
@@ -444,6 +469,26 @@ mod tests {
             watch_line(4, Some(&pass)),
             "bake watch: 4 passes · last re-baked rock/slab · 1 failed"
         );
+    }
+
+    #[test]
+    fn the_stream_line_says_what_is_held_late_and_held_back() {
+        let stats = StreamStats {
+            resident_placements: 123_456,
+            resident_tiles: 80,
+            late_tiles: 3,
+            waiting_tiles: 5,
+            ..StreamStats::default()
+        };
+        assert_eq!(
+            stream_line(&stats, 40),
+            "streamed 123,456 placements in 80 tiles · 3 late · 5 on the way · 40 fading in"
+        );
+        let capped = StreamStats {
+            capped: true,
+            ..stats
+        };
+        assert!(stream_line(&capped, 0).ends_with(" · at the cap"));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use sylva_scatter::{
     BrushSettings, Event, Preset, Session, StrokeReport, TerrainSource, MAX_DENSITY, MAX_RADIUS,
 };
 use sylva_terrain::{default_world, HeightmapScale, Ray, Terrain};
+use sylva_world::stream::StreamStats;
 use sylva_world::{World, WorldError};
 use thiserror::Error;
 
@@ -80,6 +81,10 @@ pub trait WorldHost {
     /// Puts `world` (a session opened from a file) in place of the current one,
     /// keeping the props installed so far. On failure the current world stays.
     fn replace_world(&mut self, world: World) -> Result<(), String>;
+    /// The streamed fills after the last frame (none streams without a renderer).
+    fn stream_stats(&self) -> StreamStats {
+        StreamStats::default()
+    }
 }
 
 /// A world without a GPU (tests, benchmarks, headless tools): installing a prop gives
