@@ -32,9 +32,9 @@ pub(crate) struct SpotTiles {
 }
 
 impl SpotTiles {
-    /// Every placement streamed fill `fill` (made from `source`) places inside the box
-    /// `low..=high`, by tile, erases not applied.
-    /// Tiles `streamer` holds made whole are taken from it.
+    /// The tiles of streamed fill `fill` (made from `source`) that may hold a placement
+    /// inside the box `low..=high`, each whole, erases not applied: those `streamer`
+    /// holds made with every family taken from it, the others made here or kept.
     pub(crate) fn within(
         &mut self,
         fill: usize,
