@@ -1064,6 +1064,22 @@ fn tiles_made_alone_are_the_whole_fill_bit_for_bit() {
     // Named by candidate from the id given, in acceptance order.
     assert!(again[0].id.0 >= 7);
     assert!(again.windows(2).all(|pair| pair[0].id < pair[1].id));
+
+    // Made together, sharing their earlier neighbours' making: the same, ids included.
+    let block: Vec<(usize, usize)> = tiles
+        .iter()
+        .copied()
+        .filter(|&(x, z)| x < 4 && z < 3)
+        .collect();
+    let first_id = |(x, z): (usize, usize)| ((z * 100 + x) as u64) << 24;
+    let together = source.make_each(&terrain, &block, first_id).unwrap();
+    assert_eq!(together.len(), block.len());
+    for (&tile, placements) in block.iter().zip(&together) {
+        let alone = source.make(&terrain, tile, first_id(tile)).unwrap();
+        let named =
+            |made: &[Placement]| -> Vec<_> { made.iter().map(|p| (p.id, identity(p))).collect() };
+        assert!(named(placements) == named(&alone), "tile {tile:?} differs");
+    }
 }
 
 /// Accepted in rows, as journals from before tiles were, the same fill makes other

@@ -133,6 +133,35 @@ impl TileSource {
         Ok(made.remove(&tile).unwrap_or_default())
     }
 
+    /// The placements the fill makes in each of `tiles`, in order, each numbered from
+    /// `first_id` of its tile: [`TileSource::make`] for each, the earlier neighbours
+    /// they share made once.
+    pub fn make_each(
+        &self,
+        terrain: &Terrain,
+        tiles: &[(usize, usize)],
+        first_id: impl Fn((usize, usize)) -> u64,
+    ) -> Result<Vec<Vec<Placement>>, FillError> {
+        let mut made: FxHashMap<(usize, usize), Vec<Placement>> = FxHashMap::default();
+        for &tile in tiles {
+            if !made.contains_key(&tile) {
+                self.make_into(terrain, tile, 0, &mut made)?;
+            }
+        }
+        // Made from 0, ids are the candidates' indices in their tile.
+        Ok(tiles
+            .iter()
+            .map(|&tile| {
+                let first = first_id(tile);
+                let mut placements = made.get(&tile).cloned().unwrap_or_default();
+                for p in &mut placements {
+                    p.id = PlacementId(first + p.id.0);
+                }
+                placements
+            })
+            .collect())
+    }
+
     fn make_into(
         &self,
         terrain: &Terrain,

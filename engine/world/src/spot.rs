@@ -51,35 +51,30 @@ impl SpotTiles {
         let first = source.tile_at(low.x, low.y);
         let last = source.tile_at(high.x, high.y);
         let mut tiles = Vec::new();
+        let mut to_make = Vec::new();
         for z in first.1..=last.1.min(counts.1 - 1) {
             for x in first.0..=last.0.min(counts.0 - 1) {
-                let held = streamer.and_then(|streamer| streamer.made_whole((x, z)));
-                match held {
-                    Some(placements) => tiles.push(Arc::new(placements)),
-                    None => tiles.push(self.tile(fill, source, terrain, counts.0, (x, z))?),
+                let tile = (x, z);
+                let held = streamer.and_then(|streamer| streamer.made_whole(tile));
+                match (held, self.made.get(&(fill, tile))) {
+                    (Some(placements), _) => tiles.push(Arc::new(placements)),
+                    (None, Some(kept)) => tiles.push(Arc::clone(kept)),
+                    (None, None) => to_make.push(tile),
                 }
             }
         }
-        Ok(tiles)
-    }
-
-    fn tile(
-        &mut self,
-        fill: usize,
-        source: &TileSource,
-        terrain: &Terrain,
-        tiles_across: usize,
-        tile: (usize, usize),
-    ) -> Result<Arc<Vec<Placement>>, FillError> {
-        if let Some(made) = self.made.get(&(fill, tile)) {
-            return Ok(Arc::clone(made));
+        if to_make.is_empty() {
+            return Ok(tiles);
         }
-        if self.made.len() >= KEPT_TILES {
+        if self.made.len() + to_make.len() > KEPT_TILES {
             self.made.clear();
         }
-        let first = first_id(fill, tiles_across, tile);
-        let made = Arc::new(source.make(terrain, tile, first)?);
-        self.made.insert((fill, tile), Arc::clone(&made));
-        Ok(made)
+        let made = source.make_each(terrain, &to_make, |tile| first_id(fill, counts.0, tile))?;
+        for (tile, placements) in to_make.into_iter().zip(made) {
+            let placements = Arc::new(placements);
+            self.made.insert((fill, tile), Arc::clone(&placements));
+            tiles.push(placements);
+        }
+        Ok(tiles)
     }
 }
