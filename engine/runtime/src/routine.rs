@@ -383,8 +383,7 @@ impl PropsRoutine {
     /// Waits until the streamed fills round `camera` (drawing an image `height` pixels
     /// tall) are all made and shown, whole (no fade-in under way), as a game's loading
     /// screen does: for stills, whose pictures must not depend on how fast the workers
-    /// were. Returns at once without
-    /// streamed fills.
+    /// were. Returns at once without streamed fills.
     pub fn settle_streams(&mut self, camera: &CameraView, height: u32) -> Result<(), RuntimeError> {
         if !self.world.streams_started() {
             return Ok(());

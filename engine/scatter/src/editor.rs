@@ -522,8 +522,7 @@ impl Editor {
         self.end_stroke();
         let job = self.fill_job(request)?;
         let area = check_streamed(terrain, &request.region, job.density).map_err(fill_error)?;
-        let spacing =
-            (job.preset.picks.iter()).fold(0.0, |widest: f32, pick| widest.max(pick.min_spacing));
+        let spacing = job.preset.widest_spacing();
         let (low, high) = area.bounds();
         let region = StreamedRegion {
             families: job.families().map(str::to_owned).collect(),

@@ -433,11 +433,7 @@ pub struct TileGrid {
 
 impl TileGrid {
     pub fn new(terrain: &Terrain, preset: &Preset) -> Self {
-        let widest = preset
-            .picks
-            .iter()
-            .map(|pick| pick.min_spacing)
-            .fold(MIN_TILE_M, f32::max);
+        let widest = preset.widest_spacing().max(MIN_TILE_M);
         Self {
             side_cells: (widest / terrain.spacing()).ceil().max(1.0) as usize,
         }

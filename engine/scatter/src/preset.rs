@@ -124,6 +124,12 @@ impl Preset {
         Ok(preset)
     }
 
+    /// The widest spacing any of its picks keeps, in metres: how far from a candidate
+    /// another placement can stop it.
+    pub fn widest_spacing(&self) -> f32 {
+        (self.picks.iter()).fold(0.0, |widest, pick| widest.max(pick.min_spacing))
+    }
+
     /// Checks every rule the types cannot express.
     pub fn validate(&self, source_name: &str) -> Result<(), PresetError> {
         let invalid = |path: String, value: String, rule| PresetError::Invalid {

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use glam::{Vec2, Vec3};
 use rustc_hash::{FxHashMap, FxHashSet};
 use sylva_buckets::{scale_of, Member, PlacementRegistry, PropKey, PropShape, RegistryError};
-use sylva_lod::{LodConfig, LodConfigError, LodController, LodFades, PropLod, TickStats, Viewport};
+use sylva_lod::{
+    LodConfig, LodConfigError, LodController, LodFades, PropLod, ScreenError, TickStats, Viewport,
+};
 use sylva_scatter::{
     Applied, BrushSettings, Edit, Editor, Event, FillJob, FillPlan, FillRequest, Placement,
     Session, SessionError, Step, StreamedEdit, TileSource,
@@ -190,16 +192,27 @@ impl World {
     /// The viewport LOD switch distances are measured on (a window's height and field of
     /// view).
     pub fn set_lod_viewport(&mut self, viewport: Viewport) -> Result<(), WorldError> {
+        let before = self.lod.screen_error().cloned();
         self.lod.set_viewport(viewport)?;
-        self.reach_stale = true;
+        self.note_lod_settings(before);
         Ok(())
     }
 
     /// The largest error a level may show, in pixels.
     pub fn set_lod_tolerance_px(&mut self, tolerance_px: f32) -> Result<(), WorldError> {
+        let before = self.lod.screen_error().cloned();
         self.lod.set_tolerance_px(tolerance_px)?;
-        self.reach_stale = true;
+        self.note_lod_settings(before);
         Ok(())
+    }
+
+    /// The streamed fills' reach follows from the LOD settings: when they differ from
+    /// `before`, the streams check it at their next update (a renderer sets the same
+    /// viewport every frame, which changes nothing).
+    fn note_lod_settings(&mut self, before: Option<ScreenError>) {
+        if self.lod.screen_error() != before.as_ref() {
+            self.reach_stale = true;
+        }
     }
 
     pub fn registry(&self) -> &PlacementRegistry {

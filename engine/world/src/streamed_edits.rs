@@ -46,9 +46,10 @@ impl World {
             .collect();
         families.sort_unstable();
         families.dedup();
-        let margin_m =
-            (preset.picks.iter()).fold(0.0, |widest: f32, pick| widest.max(pick.min_spacing));
-        Some(Acceptance { families, margin_m })
+        Some(Acceptance {
+            families,
+            margin_m: preset.widest_spacing(),
+        })
     }
 
     /// The placements the streamed fills (not undone) place in the box `low..=high`

@@ -29,6 +29,12 @@ fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
+/// What `sylva ARGS` (with `--json` among them) printed, parsed.
+fn json_report(args: &[&str]) -> serde_json::Value {
+    let out = stdout(&sylva(args));
+    serde_json::from_str(out.trim()).unwrap()
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sylva-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -191,8 +197,7 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
             session.to_str().unwrap(),
         ];
         args.extend(extra);
-        let out = stdout(&sylva(&args));
-        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+        json_report(&args)
     };
     let (stored, streamed) = (dir.join("stored.ron"), dir.join("streamed.ron"));
     let made = fill(&[], &stored);
@@ -237,8 +242,7 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
             "--json",
         ];
         args.extend(extra);
-        let out = stdout(&sylva(&args));
-        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+        json_report(&args)
     };
     let flown = fly(&["--seconds", "1", "--speed", "50"]);
     assert_eq!(flown["frames"], 60, "{flown}");
@@ -301,18 +305,10 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
     // as the stored fill's (listed tile by tile, so in another order), and the same
     // binary's placement count.
     let export = |session: &Path, out: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "export",
-            session.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--cache",
-            cache.root().to_str().unwrap(),
-            "--json",
-        ];
-        args.extend(extra);
-        let out = stdout(&sylva(&args));
-        serde_json::from_str::<serde_json::Value>(out.trim()).unwrap()
+        let (session, out) = (session.to_str().unwrap(), out.to_str().unwrap());
+        let cache = cache.root().to_str().unwrap();
+        let args = ["export", session, "--out", out, "--cache", cache, "--json"];
+        json_report(&[&args[..], extra].concat())
     };
     let rows = |path: &Path| {
         let mut rows: Vec<String> = (std::fs::read_to_string(path).unwrap().lines())
