@@ -521,8 +521,8 @@ fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_t
 
 /// A session whose Mixed Forest fill round the meadow is streamed, drawn by the
 /// runtime: no frame waits for a tile, the tiles arrive over the frames that follow
-/// and fade in, and then the registry the renderer draws holds what the fill stored
-/// holds within each family's reach (and nothing it does not).
+/// and fade in, and then the renderer's registry and far blocks hold what the fill
+/// stored holds within each family's reach (and nothing it does not).
 #[test]
 fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
@@ -577,7 +577,7 @@ fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds
     let (whole, _) = runtime
         .render_image(camera, now + 1.0, SIZE.0, SIZE.1)
         .unwrap();
-    let (after, _) = runtime
+    let (after, after_stats) = runtime
         .render_image(camera, now + 2.0, SIZE.0, SIZE.1)
         .unwrap();
     assert_eq!(runtime.world().fading_in(), 0);
@@ -599,7 +599,11 @@ fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds
     let world = runtime.world();
     let shown: Vec<_> = world.streamed_placements().collect();
     assert!(shown.len() > 300, "{} placements streamed", shown.len());
-    assert_eq!(world.registry().len() as usize, shown.len());
+    assert_eq!(
+        world.registry().len() as usize + after_stats.draw.far_instances,
+        shown.len(),
+        "each placement shown is near, in the registry, or far, in a far block"
+    );
 
     let (stored, _) = World::replay(default_world(), &journal, &lod).unwrap();
     let key =
@@ -623,4 +627,145 @@ fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds
             );
         }
     }
+}
+
+/// Mixed Forest filled over the whole default world, streamed and stored, seen from
+/// the overview camera: the streamed fill's placements past where any level but their
+/// prop's last is drawn stay out of the registry and draw from the renderer's far
+/// blocks, and its picture is the stored fill's but for a few pixels of placements
+/// fading out at their screen-size cull (faded on the GPU instead of the CPU).
+#[test]
+fn far_streamed_placements_draw_from_far_blocks_as_the_stored_fill_draws_them() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let terrain = default_world();
+    let session = Session::new(
+        11,
+        sylva_scatter::DEFAULT_PLACEMENT_CAP,
+        TerrainSource::DefaultWorld,
+        common::snapshot(),
+    );
+    let mut editor = sylva_scatter::Editor::new(&session).unwrap();
+    let name = (editor.use_preset("mixed_forest", common::preset("mixed_forest"))).unwrap();
+    let request = sylva_scatter::FillRequest {
+        preset: name,
+        region: sylva_scatter::FillRegion::Whole,
+        density: Some(0.05),
+        order: sylva_scatter::FillOrder::Tiles,
+        stream: true,
+        replaces: None,
+    };
+    editor.record_streamed_fill(&terrain, &request).unwrap();
+    let journal = editor.session().clone();
+    let lod = LodConfig::default();
+    let (_dir, cache) = baked_cache();
+    let camera = CameraView::overview(&terrain);
+
+    let (streamed, _) = World::replay_streamed(default_world(), &journal, &lod).unwrap();
+    let mut streaming = runtime(streamed, &cache);
+    streaming.settle_streams(&camera, SIZE.1).unwrap();
+    let (streamed_image, streamed_stats) =
+        streaming.render_image(camera, 0.0, SIZE.0, SIZE.1).unwrap();
+    let shown = streaming.world().streamed_placements().count();
+    let near = streaming.world().registry().len() as usize;
+    let draw = &streamed_stats.draw;
+    assert!(draw.far_blocks > 0, "{draw:?}");
+    assert_eq!(
+        near + draw.far_instances,
+        shown,
+        "each shown placement drawn one way"
+    );
+    assert!(
+        draw.far_instances > 4 * near,
+        "{} far, {near} near: most of the world is far from the overview",
+        draw.far_instances
+    );
+
+    let (stored, _) = World::replay(default_world(), &journal, &lod).unwrap();
+    let mut storing = runtime(stored, &cache);
+    let (stored_image, stored_stats) = storing.render_image(camera, 0.0, SIZE.0, SIZE.1).unwrap();
+    assert_eq!(stored_stats.draw.far_instances, 0);
+    // A far block's group is drawn whole where a view sees any of it.
+    let levels = |stats: &sylva_runtime::FrameStats| stats.draw.instances_per_lod.len();
+    assert_eq!(levels(&streamed_stats), levels(&stored_stats));
+    let pixels = SIZE.0 as usize * SIZE.1 as usize;
+    let differing = differing_pixels(&streamed_image, &stored_image);
+    assert!(differing * 1000 < pixels, "{differing} pixels differ");
+
+    // Flown down to the meadow and the lake and back, tiles turn near and far again,
+    // and the far tiles' runs are written, moved and given up on the way: the picture
+    // comes back the same.
+    let mut now = 0.0;
+    for landmark in [Landmark::Meadow, Landmark::Lake] {
+        let there = CameraView::landmark(&terrain, landmark);
+        for step in 1..=4 {
+            let eye = camera.eye.lerp(there.eye, step as f32 / 4.0);
+            let target = camera.target.lerp(there.target, step as f32 / 4.0);
+            let view = CameraView::new(eye, target);
+            streaming.settle_streams(&view, SIZE.1).unwrap();
+            now += 1.0;
+            streaming.prepare(&view, SIZE.1, now);
+        }
+        now += 1.0;
+        let (streamed_there, _) = (streaming.render_image(there, now, SIZE.0, SIZE.1)).unwrap();
+        let (stored_there, _) = storing.render_image(there, now, SIZE.0, SIZE.1).unwrap();
+        let differing = differing_pixels(&streamed_there, &stored_there);
+        assert!(
+            differing * 1000 < pixels,
+            "{landmark:?}: {differing} pixels differ"
+        );
+    }
+    streaming.settle_streams(&camera, SIZE.1).unwrap();
+    let (back, _) = streaming
+        .render_image(camera, now + 1.0, SIZE.0, SIZE.1)
+        .unwrap();
+    assert!(
+        back.pixels == streamed_image.pixels,
+        "the same picture after the flight"
+    );
+
+    // An erase over far tiles takes their placements out of their runs, which shrink
+    // in place: the picture is the stored fill's with the same erase.
+    let world = streaming.world_mut();
+    for at in [Vec2::new(0.0, 0.0), Vec2::new(90.0, 60.0)] {
+        world.begin_erase(45.0, None).unwrap();
+        world.dab(at).unwrap();
+        world.end_stroke();
+    }
+    let journal = streaming.world().editor().session().clone();
+    streaming.settle_streams(&camera, SIZE.1).unwrap();
+    now += 1.0;
+    let (erased, _) = streaming.render_image(camera, now, SIZE.0, SIZE.1).unwrap();
+    assert!(differing_pixels(&erased, &back) > 100, "the erase shows");
+    let (stored_erased, _) = World::replay(default_world(), &journal, &lod).unwrap();
+    let mut storing = runtime(stored_erased, &cache);
+    let (stored_erased, _) = storing.render_image(camera, now, SIZE.0, SIZE.1).unwrap();
+    let differing = differing_pixels(&erased, &stored_erased);
+    assert!(
+        differing * 1000 < pixels,
+        "{differing} pixels differ after the erase"
+    );
+
+    // Hard switches move every fade-out: the far tiles are set again to match.
+    streaming.set_dithered_transitions(false);
+    storing.set_dithered_transitions(false);
+    let (streamed_hard, _) = (streaming.render_image(camera, now + 2.0, SIZE.0, SIZE.1)).unwrap();
+    let (stored_hard, _) = storing
+        .render_image(camera, now + 2.0, SIZE.0, SIZE.1)
+        .unwrap();
+    assert!(streamed_hard.pixels != streamed_image.pixels);
+    // The LOD controller culls with a gap of hysteresis: after the flight, a stored
+    // placement in the gap may be drawn where one seen afresh is not.
+    assert!(differing_pixels(&streamed_hard, &stored_hard) * 1000 < pixels);
+
+    // Looking away from the world, no far block is drawn.
+    let away = CameraView::new(camera.eye, camera.eye + Vec3::new(0.0, 0.3, -1.0));
+    let (_, stats) = streaming
+        .render_image(away, now + 3.0, SIZE.0, SIZE.1)
+        .unwrap();
+    assert_eq!((stats.draw.instances, stats.draw.draw_calls), (0, 0));
+    assert!(stats.draw.far_instances > 0);
+}
+
+fn differing_pixels(a: &RgbaImage, b: &RgbaImage) -> usize {
+    a.diff(b, 0).unwrap().differing_pixels
 }

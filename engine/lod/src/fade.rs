@@ -145,29 +145,43 @@ impl LodFades {
     /// A pixel belongs to the coarser level when its dither threshold (in `(0, 1)`) is
     /// below the share, to the finer one otherwise.
     pub fn coarser_share(&self, prop: PropKey, edge: u8, scale: f32, distance: f32) -> f32 {
-        let (at, half_width) = match &self.kind {
-            FadeKind::Fixed {
-                edges_m,
-                half_width_m,
-            } => match edges_m.get(usize::from(edge)) {
-                Some(&at) => (at, *half_width_m),
-                None => return 0.0,
-            },
-            FadeKind::Screen(switches) => match switches.prop(prop) {
-                Some(switches_of_prop) => {
-                    let at = switches_of_prop.edge_m(edge, scale);
-                    (at, at * switches.hysteresis())
-                }
-                None => return 0.0,
-            },
-        };
-        if !at.is_finite() {
+        let Some((at, half_width)) = self.edge_band(prop, edge, scale) else {
             return 0.0;
-        }
+        };
         if self.hard || half_width <= 0.0 {
             return if distance < at { 0.0 } else { 1.0 };
         }
         ((distance - (at - half_width)) / (2.0 * half_width)).clamp(0.0, 1.0)
+    }
+
+    /// The distances `(start, end)` over which [`Self::coarser_share`] across edge
+    /// `edge` rises from 0 to 1 for a placement of `prop` of `scale`; `None` where
+    /// there is no such edge. Past the last level this is where a placement fades out:
+    /// a renderer that does not cull instance by instance hands it to its shaders.
+    /// Hard switches draw what the LOD controller keeps, which culls a placement past
+    /// the fade's far end: `start == end` there, the coarser side taking all from it.
+    pub fn coarser_ramp(&self, prop: PropKey, edge: u8, scale: f32) -> Option<(f32, f32)> {
+        let (at, half_width) = self.edge_band(prop, edge, scale)?;
+        if self.hard {
+            return Some((at + half_width, at + half_width));
+        }
+        Some((at - half_width, at + half_width))
+    }
+
+    /// Where edge `edge` is for a placement of `prop` of `scale`, and the half width
+    /// of its fade; `None` where there is no such edge.
+    fn edge_band(&self, prop: PropKey, edge: u8, scale: f32) -> Option<(f32, f32)> {
+        let (at, half_width) = match &self.kind {
+            FadeKind::Fixed {
+                edges_m,
+                half_width_m,
+            } => (*edges_m.get(usize::from(edge))?, *half_width_m),
+            FadeKind::Screen(switches) => {
+                let at = switches.prop(prop)?.edge_m(edge, scale);
+                (at, at * switches.hysteresis())
+            }
+        };
+        at.is_finite().then_some((at, half_width))
     }
 }
 
@@ -194,6 +208,20 @@ mod tests {
         assert_eq!(shares, [0.0, 0.0, 0.25, 0.5, 0.75, 1.0, 1.0]);
         assert_eq!(share(&f, 2, 150.0), 0.5);
         assert_eq!(share(&f, 3, 150.0), 0.0, "no edge past the last");
+    }
+
+    #[test]
+    fn the_coarser_ramp_spans_the_share_rising_from_0_to_1() {
+        let f = fades();
+        assert_eq!(f.coarser_ramp(prop(), 1, 1.0), Some((86.0, 94.0)));
+        assert_eq!(share(&f, 1, 86.0), 0.0);
+        assert_eq!(share(&f, 1, 94.0), 1.0);
+        assert_eq!(f.hard().coarser_ramp(prop(), 1, 1.0), Some((94.0, 94.0)));
+        assert_eq!(
+            f.coarser_ramp(prop(), 3, 1.0),
+            None,
+            "no edge past the last"
+        );
     }
 
     #[test]

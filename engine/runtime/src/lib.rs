@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 mod baked;
+mod far;
 mod routine;
 mod watcher;
 

@@ -10,8 +10,11 @@
 //! in line with an assets folder: a watcher re-bakes on its own thread and the next
 //! update swaps what changed, so a frame never waits for a bake. A session's streamed
 //! fills are made around the camera on worker threads and mirrored a bounded share a
-//! frame ([`World::update_streams`]), so a frame never waits for a tile either; their
-//! placements go to the registry the renderer draws ([`FarPlacements::Registry`]).
+//! frame ([`World::update_streams`]), so a frame never waits for a tile either. Their
+//! near placements go to the registry the renderer draws; those past where any level
+//! but their prop's last is drawn stay in their tiles ([`FarPlacements::Blocks`]) and
+//! reach the renderer as its far tiles (`far.rs`), written when they change, so a
+//! forest seen to the horizon costs neither registry rows nor per-frame uploads.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,6 +37,7 @@ use sylva_render::{use_plain_samplers, CameraView};
 use sylva_world::stream::{StreamStats, DEFAULT_STREAM_HYSTERESIS};
 use sylva_world::{FarPlacements, World, WorldError};
 
+use crate::far::FarTiles;
 use crate::watcher::{WatchPass, Watcher};
 use crate::{load_prop, LoadReport, LoadedProp, RuntimeError};
 
@@ -50,6 +54,8 @@ pub struct PropsRoutine {
     /// The streamed fills after the last update, and the first error streaming met.
     stream: StreamStats,
     stream_error: Option<WorldError>,
+    /// The streamed fills' far placements, as the renderer's far blocks.
+    far: FarTiles,
 }
 
 /// rend3-routine's routines of a base graph, as `BaseRenderGraph::add_to_graph` takes
@@ -155,6 +161,7 @@ impl PropsRoutine {
             watched: None,
             stream: StreamStats::default(),
             stream_error: None,
+            far: FarTiles::default(),
         };
         routine.hand_over_fades();
         routine.start_streams();
@@ -172,7 +179,7 @@ impl PropsRoutine {
         let started = self.world.start_streams(
             DEFAULT_STREAM_HYSTERESIS,
             workers.max(1),
-            FarPlacements::Registry,
+            FarPlacements::Blocks,
         );
         if let Err(error) = started {
             self.stream_error.get_or_insert(error);
@@ -317,6 +324,7 @@ impl PropsRoutine {
     pub fn replace_world(&mut self, mut world: World) -> Result<World, RuntimeError> {
         let keys = world.adopt_prop_shapes(&self.world)?;
         self.props.adopt_registry(&keys);
+        self.far.clear();
         self.changes = BucketChanges::default();
         let previous = std::mem::replace(&mut self.world, world);
         self.hand_over_fades();
@@ -377,6 +385,8 @@ impl PropsRoutine {
         let tick = self.world.tick_lod(camera.eye, now);
         self.props
             .sync_from(self.world.registry_mut(), &mut self.changes);
+        self.far
+            .sync(&self.renderer, &mut self.world, &mut self.props);
         tick
     }
 

@@ -224,6 +224,11 @@ impl World {
         &mut self.registry
     }
 
+    /// The registry key of a prop id, if it has one (interned by [`Self::prop_key`]).
+    pub fn known_prop_key(&self, prop: &str) -> Option<PropKey> {
+        self.keys.get(prop).copied()
+    }
+
     /// The registry key of a prop id, interning it on first use.
     pub fn prop_key(&mut self, prop: &str) -> PropKey {
         if let Some(&key) = self.keys.get(prop) {

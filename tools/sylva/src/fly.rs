@@ -19,6 +19,7 @@ use anyhow::{bail, Context, Result};
 use glam::{Mat4, Vec2, Vec3};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use sylva_buckets::PropKey;
 use sylva_lod::LodConfig;
 use sylva_runtime::{level_errors_of, shape_of};
 use sylva_world::stream::DEFAULT_STREAM_HYSTERESIS;
@@ -237,23 +238,27 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The far tiles' instance blocks, as a renderer keeps them: built again from the
-/// tile's far placements whenever it changes. The matrices stand for the upload.
+/// The far tiles' instance blocks, as the runtime keeps them: gathered again, with their
+/// props' keys, from the tile's far placements whenever it changes. The matrices stand
+/// for the upload.
 #[derive(Default)]
 struct FarBlocks {
     /// Instances per (streamed fill, tile).
     blocks: FxHashMap<(usize, (usize, usize)), u64>,
     /// All blocks together.
     instances: u64,
-    matrices: Vec<Mat4>,
+    matrices: Vec<(PropKey, Mat4)>,
 }
 
 impl FarBlocks {
     fn rebuild(&mut self, world: &mut World) {
         for (fill, tile) in world.drain_far_changes() {
             self.matrices.clear();
-            self.matrices
-                .extend(world.far_placements(fill, tile).map(|p| p.transform()));
+            for placement in world.far_placements(fill, tile) {
+                if let Some(key) = world.known_prop_key(&placement.prop) {
+                    self.matrices.push((key, placement.transform()));
+                }
+            }
             std::hint::black_box(&self.matrices);
             let count = self.matrices.len() as u64;
             let before = if count == 0 {

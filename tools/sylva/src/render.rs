@@ -168,8 +168,12 @@ pub fn render(
 
 pub fn print_frame(o: &RenderOutput) {
     let s = &o.stats;
+    let far = match s.draw.far_blocks {
+        0 => String::new(),
+        blocks => format!(", {} far in {blocks} blocks", s.draw.far_instances),
+    };
     println!(
-        "{}: {}×{} in {:.0} ms on {}; {} placements ({} pending, {} culled by size), {} instances in {} draw calls, \
+        "{}: {}×{} in {:.0} ms on {}; {} placements ({} pending, {} culled by size){far}, {} instances in {} draw calls, \
          {} triangles, per LOD {:?}; shadows: {} instances in {} draw calls",
         o.out, o.width, o.height, o.frame_ms, o.adapter, s.placements, s.pending, s.culled_by_size, s.draw.instances,
         s.draw.draw_calls, s.draw.triangles, s.draw.instances_per_lod, s.draw.shadow_instances, s.draw.shadow_draw_calls

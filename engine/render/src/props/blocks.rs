@@ -39,9 +39,8 @@ impl SlotBlock {
         max_scale: 0.0,
     };
 
-    /// The bounds of `transforms` (the tests' reference).
-    #[cfg(test)]
-    fn of(transforms: &[Mat4]) -> Self {
+    /// The bounds of `transforms`.
+    pub fn of(transforms: &[Mat4]) -> Self {
         Self::measure(transforms, &mut vec![Vec4::ZERO; transforms.len()])
     }
 
@@ -61,7 +60,7 @@ impl SlotBlock {
     }
 
     /// Bounds holding every one of `nodes`.
-    fn union(nodes: &[SlotBlock]) -> Self {
+    pub fn union(nodes: &[SlotBlock]) -> Self {
         nodes.iter().fold(Self::EMPTY, |all, node| Self {
             min: all.min.min(node.min),
             max: all.max.max(node.max),

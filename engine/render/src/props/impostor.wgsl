@@ -42,7 +42,7 @@ fn vs_impostor([[builtin(vertex_index)]] index: u32, i: Instance) -> ImpostorOut
     out.model1 = model[1];
     out.model2 = model[2];
     out.model3 = model[3];
-    out.fade = i.model0.w;
+    out.fade = instance_fade(i.model0, i.model1, i.model2, i.model3, eye);
     return out;
 }
 

@@ -9,6 +9,8 @@ struct ShadowCamera {
     view_proj: mat4x4<f32>;
     // xyz: the unit vector towards the light.
     toward_light: vec4<f32>;
+    // xyz: the camera's eye, which far instances fade out by distance from.
+    eye: vec4<f32>;
 };
 
 [[group(0), binding(0)]]
@@ -43,7 +45,7 @@ fn vs_impostor_shadow([[builtin(vertex_index)]] index: u32, i: Instance) -> Shad
     out.model1 = model[1];
     out.model2 = model[2];
     out.model3 = model[3];
-    out.fade = i.model0.w;
+    out.fade = instance_fade(i.model0, i.model1, i.model2, i.model3, camera.eye.xyz);
     return out;
 }
 

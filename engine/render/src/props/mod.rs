@@ -6,6 +6,7 @@
 mod blocks;
 mod bucket;
 mod cull;
+mod far;
 mod geometry;
 mod impostor;
 mod nodes;
@@ -34,6 +35,8 @@ pub use pipelines::INSTANCE_STRIDE;
 use bucket::BucketBounds;
 pub use cull::LightReach;
 use cull::{Band, BucketSlots, Frustum, Instances, View, VisibleList};
+use far::FarBlocks;
+pub use far::{FarBlockId, FarTileId};
 use pipelines::Pipelines;
 pub use upload::TextureUpload;
 use upload::{BindingTexture, DefaultTextures, GpuPart};
@@ -55,6 +58,11 @@ pub struct DrawStats {
     pub faded_instances: usize,
     /// Instances in the buckets of loaded props, seen or not.
     pub instances_in_buckets: usize,
+    /// Far blocks held (groups of far tiles: [`PropsRenderer::set_far_tile`]).
+    pub far_blocks: usize,
+    /// Instances in the far tiles, seen or not; those a view draws are counted with the
+    /// buckets' in the other fields (a stretch of tiles drawn whole).
+    pub far_instances: usize,
     /// Triangles drawn by the camera's view, both levels of fading instances counted.
     pub triangles: u64,
     /// Instances per LOD level.
@@ -159,6 +167,8 @@ pub struct PropsRenderer {
     /// Every bucket level of the loaded props at the last cull, drawn where a view has
     /// instances for it.
     draw_keys: Vec<BucketKey>,
+    /// Placements drawn at their props' last levels from instance buffers of their own.
+    far: FarBlocks,
 }
 
 /// The views a cull was made for.
@@ -199,6 +209,7 @@ impl PropsRenderer {
             fades: LodController::default().fades().clone(),
             scratch: Vec::new(),
             draw_keys: Vec::new(),
+            far: FarBlocks::default(),
         }
     }
 
@@ -278,7 +289,39 @@ impl PropsRenderer {
         if fades != self.fades {
             self.fades = fades;
             self.culled = None;
+            self.far.stale = self.far.counts().0 > 0;
         }
+    }
+
+    /// Puts `instances` (each a loaded or pending prop's and its placement's model
+    /// matrix, in an order where neighbours in it stand near each other) in far tile
+    /// `id`, in place of what it held; none empties it. Each draws at its prop's last
+    /// level (as `registry`'s shape of it says) and fades out where the fades have it
+    /// ([`Self::set_lod_fades`]); `instances` are sorted by prop in the process. For
+    /// placements no level but the last is drawn for, in numbers the registry could
+    /// not hold: written once a change, not once a frame.
+    pub fn set_far_tile(
+        &mut self,
+        renderer: &Renderer,
+        registry: &PlacementRegistry,
+        id: FarTileId,
+        instances: &mut [(PropKey, glam::Mat4)],
+    ) {
+        self.far
+            .set(renderer, (registry, &self.fades), id, instances);
+        self.culled = None;
+    }
+
+    /// The far tiles holding instances.
+    pub fn far_tiles(&self) -> impl Iterator<Item = FarTileId> + '_ {
+        self.far.tiles()
+    }
+
+    /// Whether the far tiles fade out where fades other than the renderer's have it
+    /// (they changed since the tiles were set), so their owner must set them all again;
+    /// true once per change.
+    pub fn take_far_tiles_stale(&mut self) -> bool {
+        std::mem::take(&mut self.far.stale)
     }
 
     /// How block-compressed textures are uploaded from now on (by default as the
@@ -310,11 +353,13 @@ impl PropsRenderer {
     }
 
     /// A new registry replaces the one the buckets mirrored (a session opened in place):
-    /// every bucket goes, to be mirrored afresh from the new registry's changes, and
+    /// every bucket and far block goes, to be mirrored afresh from the new registry's
+    /// changes and set again, and
     /// each prop's geometry is filed under its new key, `(old, new)`; props not listed
     /// go too.
     pub fn adopt_registry(&mut self, keys: &[(PropKey, PropKey)]) {
         self.buckets.clear();
+        self.far.clear();
         self.culled = None;
         let mut previous = std::mem::take(&mut self.props);
         self.props = keys
@@ -403,7 +448,7 @@ impl PropsRenderer {
         eye: glam::Vec3,
         light_reach: &[LightReach],
     ) -> DrawStats {
-        self.prepare_shadows(renderer, ready);
+        self.prepare_shadows(renderer, ready, eye);
         let for_views = CullViews {
             camera: view_proj,
             eye,
@@ -542,6 +587,7 @@ impl PropsRenderer {
         self.scratch = culled;
         // Every drawn instance was counted; those drawn once are the instances in view.
         stats.faded_instances = stats.faded_instances.saturating_sub(stats.instances);
+        self.cull_far(registry, &tests, eye, &mut stats);
         for view in &mut self.views[..views] {
             stats.uploaded_instances += view.upload(renderer, registry);
         }
@@ -553,6 +599,58 @@ impl PropsRenderer {
         stats
     }
 
+    /// Lists what each view of `tests` draws of the far blocks, and counts it in `stats`.
+    fn cull_far(
+        &mut self,
+        registry: &PlacementRegistry,
+        tests: &[View],
+        eye: glam::Vec3,
+        stats: &mut DrawStats,
+    ) {
+        let props = &self.props;
+        self.far.cull(tests, eye, |prop| {
+            let (Some(gpu), Ok(Some(shape))) = (props.get(&prop), registry.prop_shape(prop)) else {
+                return Vec::new();
+            };
+            let lod = shape.levels() - 1;
+            let parts = if shape.is_impostor(lod) {
+                1
+            } else {
+                shape.parts_at(lod)
+            };
+            (0..parts)
+                .map(|part| BucketKey { prop, part, lod })
+                .filter_map(|key| Some((key, drawn(gpu, key)?.bounds())))
+                .collect()
+        });
+        (stats.far_blocks, stats.far_instances) = self.far.counts();
+        for (view, draws) in self.far.views.iter().enumerate() {
+            for draw in draws {
+                let count = draw.instances;
+                if view > 0 {
+                    stats.shadow_draw_calls += 1;
+                    stats.shadow_instances += count;
+                    continue;
+                }
+                let Some(drawn) = self
+                    .props
+                    .get(&draw.key.prop)
+                    .and_then(|g| drawn(g, draw.key))
+                else {
+                    continue;
+                };
+                let level = usize::from(draw.key.lod);
+                if stats.instances_per_lod.len() <= level {
+                    stats.instances_per_lod.resize(level + 1, 0);
+                }
+                stats.instances_per_lod[level] += count;
+                stats.instances += count;
+                stats.draw_calls += 1;
+                stats.triangles += count as u64 * drawn.triangles();
+            }
+        }
+    }
+
     /// Every bucket level of the loaded props as of the last cull, with what it draws.
     fn drawable(&self) -> impl Iterator<Item = (BucketKey, Drawn<'_>)> {
         self.draw_keys.iter().filter_map(|key| {
@@ -561,8 +659,9 @@ impl PropsRenderer {
         })
     }
 
-    /// Points each shadow node at its light's camera for this frame.
-    fn prepare_shadows(&mut self, renderer: &Renderer, ready: &ReadyData) {
+    /// Points each shadow node at its light's camera for this frame, the camera's eye
+    /// at `eye`.
+    fn prepare_shadows(&mut self, renderer: &Renderer, ready: &ReadyData, eye: glam::Vec3) {
         for (index, camera) in ready.directional_light_cameras.iter().enumerate() {
             let view_proj = convert::from_mat4(camera.view_proj());
             // The view's third row is its forward axis in a left-handed frame (negated in
@@ -573,9 +672,10 @@ impl PropsRenderer {
                 rend3::types::Handedness::Right => forward,
             }
             .normalize_or_zero();
-            let mut uniform = [0.0f32; 20];
+            let mut uniform = [0.0f32; 24];
             uniform[..16].copy_from_slice(&view_proj.to_cols_array());
             uniform[16..19].copy_from_slice(&toward_light.to_array());
+            uniform[20..23].copy_from_slice(&eye.to_array());
             let view_proj = uniform;
             if let Some(existing) = self.shadow_cameras.get(index) {
                 renderer

@@ -1,15 +1,17 @@
 //! The render-graph nodes. The forward node declares the same colour and depth targets
 //! as rend3's passes and clears nothing, so rend3 merges it into its render pass.
 
+use std::ops::Range;
+
 use rend3::graph::{
     DataHandle, DepthHandle, RenderGraph, RenderPassDepthTarget, RenderPassTarget,
     RenderPassTargets, RenderTargetHandle,
 };
-use wgpu::{BindGroup, Color, RenderPass};
+use wgpu::{BindGroup, Buffer, Color, RenderPass};
 
 use super::pipelines::INSTANCE_STRIDE;
 use super::upload::GpuPart;
-use super::{Drawn, PropsRenderer};
+use super::{drawn, Drawn, PropsRenderer};
 
 impl PropsRenderer {
     /// Draws every bucket into the HDR colour and depth targets; add it after rend3's
@@ -87,7 +89,8 @@ impl PropsRenderer {
     }
 
     /// One instanced draw per bucket with instances in view `view` (0: the camera,
-    /// 1 + i: light i), from the view's compact instance buffer, with the pipeline
+    /// 1 + i: light i), from the view's compact instance buffer, then one per far
+    /// block's group the view sees, from the block's buffer, with the pipeline
     /// `pipeline_of` a mesh part (or, for `None`, an impostor) draws with.
     fn draw<'pass>(
         &'pass self,
@@ -102,25 +105,67 @@ impl PropsRenderer {
             let Some(seen) = list.range(&key) else {
                 continue;
             };
-            let bytes =
-                u64::from(seen.start) * INSTANCE_STRIDE..u64::from(seen.end) * INSTANCE_STRIDE;
-            let instances = 0..seen.len() as u32;
-            match drawn {
-                Drawn::Mesh { part, lod } => {
-                    rpass.set_pipeline(pipeline_of(Some(part)));
-                    rpass.set_bind_group(1, &part.material, &[]);
-                    rpass.set_vertex_buffer(0, part.vertices.slice(..));
-                    rpass.set_vertex_buffer(1, list.buffer().slice(bytes));
-                    rpass.set_index_buffer(lod.indices.slice(..), lod.format);
-                    rpass.draw_indexed(0..lod.count, 0, instances);
-                }
-                Drawn::Impostor(impostor) => {
-                    rpass.set_pipeline(pipeline_of(None));
-                    rpass.set_bind_group(1, &impostor.bind_group, &[]);
-                    rpass.set_vertex_buffer(0, list.buffer().slice(bytes));
-                    rpass.draw(0..4, instances);
-                }
+            bind(rpass, drawn, &pipeline_of);
+            draw_instances(rpass, drawn, list.buffer(), seen);
+        }
+        let far = self.far.views.get(view).map_or(&[][..], Vec::as_slice);
+        let mut bound = None;
+        for draw in far {
+            let drawn = self
+                .props
+                .get(&draw.key.prop)
+                .and_then(|g| drawn(g, draw.key));
+            let (Some(drawn), Some(buffer)) = (drawn, self.far.buffer(draw.block, draw.key.prop))
+            else {
+                continue;
+            };
+            if bound != Some(draw.key) {
+                bind(rpass, drawn, &pipeline_of);
+                bound = Some(draw.key);
             }
+            draw_instances(rpass, drawn, buffer, draw.slots.clone());
+        }
+    }
+}
+
+/// Sets what `drawn` draws with: its pipeline, material or atlas, and its geometry.
+fn bind<'pass>(
+    rpass: &mut RenderPass<'pass>,
+    drawn: Drawn<'pass>,
+    pipeline_of: &impl Fn(Option<&'pass GpuPart>) -> &'pass wgpu::RenderPipeline,
+) {
+    match drawn {
+        Drawn::Mesh { part, lod } => {
+            rpass.set_pipeline(pipeline_of(Some(part)));
+            rpass.set_bind_group(1, &part.material, &[]);
+            rpass.set_vertex_buffer(0, part.vertices.slice(..));
+            rpass.set_index_buffer(lod.indices.slice(..), lod.format);
+        }
+        Drawn::Impostor(impostor) => {
+            rpass.set_pipeline(pipeline_of(None));
+            rpass.set_bind_group(1, &impostor.bind_group, &[]);
+        }
+    }
+}
+
+/// One instanced draw of `drawn` (bound by [`bind`]) for the instances `slots` of
+/// `instances`.
+fn draw_instances<'pass>(
+    rpass: &mut RenderPass<'pass>,
+    drawn: Drawn<'pass>,
+    instances: &'pass Buffer,
+    slots: Range<u32>,
+) {
+    let bytes = u64::from(slots.start) * INSTANCE_STRIDE..u64::from(slots.end) * INSTANCE_STRIDE;
+    let count = 0..slots.len() as u32;
+    match drawn {
+        Drawn::Mesh { lod, .. } => {
+            rpass.set_vertex_buffer(1, instances.slice(bytes));
+            rpass.draw_indexed(0..lod.count, 0, count);
+        }
+        Drawn::Impostor(_) => {
+            rpass.set_vertex_buffer(0, instances.slice(bytes));
+            rpass.draw(0..4, count);
         }
     }
 }

@@ -169,9 +169,10 @@ impl Pipelines {
                 ty: BindingType::Buffer {
                     ty: BufferBindingType::Uniform,
                     has_dynamic_offset: false,
-                    // The light's view-projection, then the unit vector towards it (the
-                    // impostors' fragments project their surface with it).
-                    min_binding_size: NonZeroU64::new(80),
+                    // The light's view-projection, the unit vector towards it (the
+                    // impostors' fragments project their surface with it) and the
+                    // camera's eye (far instances fade out by distance from it).
+                    min_binding_size: NonZeroU64::new(96),
                 },
                 count: None,
             }],

@@ -29,7 +29,7 @@ fn vs_main(v: VertexInput, instance: Instance) -> VertexOutput {
     let model = instance_model(instance);
     let world = model * vec4<f32>(unpacked_position(v.position), 1.0);
     var out: VertexOutput;
-    out.fade = instance.model0.w;
+    out.fade = instance_fade(instance.model0, instance.model1, instance.model2, instance.model3, frame.uniforms.inv_view[3].xyz);
     out.clip = frame.uniforms.view_proj * world;
     out.world = world.xyz;
     // Placements scale uniformly, so the model matrix itself carries normals and

@@ -6,6 +6,8 @@ struct ShadowCamera {
     view_proj: mat4x4<f32>;
     // xyz: the unit vector towards the light.
     toward_light: vec4<f32>;
+    // xyz: the camera's eye, which far instances fade out by distance from.
+    eye: vec4<f32>;
 };
 
 [[group(0), binding(0)]]
@@ -25,7 +27,7 @@ struct OpaqueOutput {
 fn vs_shadow([[location(0)]] position: vec4<f32>, instance: Instance) -> OpaqueOutput {
     var out: OpaqueOutput;
     out.clip = shadow_clip(unpacked_position(position), instance);
-    out.fade = instance.model0.w;
+    out.fade = instance_fade(instance.model0, instance.model1, instance.model2, instance.model3, camera.eye.xyz);
     return out;
 }
 
@@ -55,7 +57,7 @@ fn vs_shadow_masked(v: MaskedVertex, instance: Instance) -> VertexOutput {
     out.clip = shadow_clip(unpacked_position(v.position), instance);
     out.uv = unpacked_uv(v.uv);
     out.alpha = v.color.a;
-    out.fade = instance.model0.w;
+    out.fade = instance_fade(instance.model0, instance.model1, instance.model2, instance.model3, camera.eye.xyz);
     return out;
 }
 
