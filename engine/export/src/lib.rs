@@ -23,14 +23,17 @@
 //! and, when asked, the terrain as one mesh with its biome vertex colours.
 //!
 //! Everything is in glTF's right-handed frame ([`frame`]). Instance data streams to the
-//! writer: the export holds the geometry of the props, the JSON document and a 16-byte
-//! sort key per placement, never a copy of the instance data.
+//! writer: [`write_glb`] holds the geometry of the props, the JSON document and a
+//! 16-byte sort key per placement, never a copy of the instance data; [`GlbWriter`]
+//! takes placements a batch at a time (counted in a first walk, written in a second),
+//! holding a count per instancing node and a sort key per placement of the batch.
 
 pub mod frame;
 mod placements;
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::sync::Arc;
 
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
@@ -74,6 +77,11 @@ pub enum ExportError {
     TooLarge { bytes: u64 },
     #[error("cell size {value} is not a positive number of metres")]
     CellSize { value: f32 },
+    #[error(
+        "the placements handed over to write differ from those counted (instancing node of \
+         prop rank {}, cell {},{})", key.0, key.1, key.2
+    )]
+    Uncounted { key: (u32, i32, i32) },
     #[error("encoding texture {texture} of {prop} as PNG: {reason}")]
     Png {
         prop: String,
@@ -119,159 +127,306 @@ pub struct ExportReport {
 /// Writes `placements` of the props in `props` (by prop id; the caller parsed their
 /// cache entries and texture blobs) and optionally the terrain to `out` as one `.glb`. Placements whose
 /// prop is missing from `props` (or has no triangles) are counted in
-/// [`ExportReport::left_out`], the rest is exported.
+/// [`ExportReport::left_out`], the rest is exported. [`GlbWriter`] writes placements
+/// handed over a batch at a time instead, in memory proportional to a batch.
 pub fn write_glb<W: Write>(
     out: &mut W,
     props: &BTreeMap<&str, PropView<'_>>,
     placements: &[&Placement],
     options: ExportOptions<'_>,
 ) -> Result<ExportReport, ExportError> {
-    if !(options.cell_size.is_finite() && options.cell_size > 0.0) {
-        return Err(ExportError::CellSize {
-            value: options.cell_size,
-        });
+    let mut glb = GlbWriter::new(options)?;
+    glb.count(placements.iter().copied());
+    // One batch of every placement writes the instance data in file order.
+    let mut out = InOrder { out, position: 0 };
+    let mut glb = glb.write_head(&mut out, props)?;
+    glb.write_instances(&mut out, placements)?;
+    glb.finish()
+}
+
+/// A `.glb` written from placements handed over twice, a batch at a time (a streamed
+/// fill's tiles): once to count them ([`GlbWriter::count`]), which sizes every
+/// instancing node's accessors, then, after the JSON and the geometry of the props
+/// placed ([`GlbWriter::write_head`]), to write their instance data where their
+/// nodes' accessors say ([`InstanceWriter::write_instances`], seeking). It holds the
+/// props' geometry, the JSON and a count per instancing node, never the placements.
+pub struct GlbWriter<'a> {
+    options: ExportOptions<'a>,
+    /// Placements per prop and cell.
+    counts: HashMap<(Arc<str>, i32, i32), u64>,
+}
+
+/// An instancing node: a prop's rank among the props exported, and a cell.
+type GroupKey = (u32, i32, i32);
+
+impl<'a> GlbWriter<'a> {
+    /// A writer with `options`, nothing counted yet.
+    pub fn new(options: ExportOptions<'a>) -> Result<Self, ExportError> {
+        if !(options.cell_size.is_finite() && options.cell_size > 0.0) {
+            return Err(ExportError::CellSize {
+                value: options.cell_size,
+            });
+        }
+        Ok(Self {
+            options,
+            counts: HashMap::new(),
+        })
     }
-    let mut doc = Document::default();
-    let mut scene_nodes = Vec::new();
-    if let Some(terrain) = options.terrain {
-        let mesh = doc.terrain_mesh(terrain);
-        scene_nodes.push(doc.root.push(json::Node {
-            mesh: Some(mesh),
-            name: Some("terrain".into()),
-            ..Default::default()
-        }));
-    }
-    let mut prop_meshes: HashMap<&str, (u32, Vec<Index<json::Mesh>>)> = HashMap::new();
-    for (rank, (&id, entry)) in props.iter().enumerate() {
-        let levels = doc.prop_meshes(id, entry)?;
-        if !levels.is_empty() {
-            prop_meshes.insert(id, (rank as u32, levels));
+
+    /// Counts a batch of the placements to export (the first walk).
+    pub fn count<'p>(&mut self, placements: impl IntoIterator<Item = &'p Placement>) {
+        for p in placements {
+            let (x, z) = cell_of(self.options.cell_size, p);
+            *self.counts.entry((p.prop.clone(), x, z)).or_insert(0) += 1;
         }
     }
 
-    let groups = InstanceGroups::new(placements, &prop_meshes, options.cell_size);
-    let mut report = ExportReport {
-        left_out: groups.left_out.clone(),
-        ..Default::default()
-    };
-    doc.align();
-    let geometry_len = doc.bin.len() as u64;
-    let mut offset = geometry_len;
-    let mut props_exported = std::collections::BTreeSet::new();
-    for group in groups.iter() {
-        let first = placements[group[0].3 as usize];
-        let prop: &str = &first.prop;
-        let (_, meshes) = &prop_meshes[prop];
-        props_exported.insert(prop);
-        let n = group.len() as u64;
-        let instancing = serde_json::json!({ "attributes": {
-            "TRANSLATION": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec3),
-            "ROTATION": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec4),
-            "SCALE": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec3),
-        }});
-        let (cx, cz) = (group[0].1, group[0].2);
-        let node = |level: usize, extra: Option<(&str, serde_json::Value)>| {
-            let mut others = serde_json::Map::new();
-            others.insert(EXT_MESH_GPU_INSTANCING.into(), instancing.clone());
-            if let Some((name, value)) = extra {
-                others.insert(name.into(), value);
-            }
-            json::Node {
-                mesh: Some(meshes[level]),
-                name: Some(format!("{prop} cell {cx},{cz} LOD{level}")),
-                extensions: Some(json::extensions::scene::Node { others }),
+    /// The props of the placements counted, sorted.
+    pub fn placed_props(&self) -> Vec<&str> {
+        let placed: std::collections::BTreeSet<&str> =
+            self.counts.keys().map(|(prop, _, _)| &**prop).collect();
+        placed.into_iter().collect()
+    }
+
+    /// Writes the header, the JSON and the geometry of the props placed (of `props`,
+    /// by prop id; the caller parsed their cache entries and texture blobs), with room
+    /// for the instance data of every placement counted. Placements whose prop is
+    /// missing from `props` (or has no triangles) are counted in
+    /// [`ExportReport::left_out`].
+    pub fn write_head<W: Write>(
+        self,
+        out: &mut W,
+        props: &BTreeMap<&str, PropView<'_>>,
+    ) -> Result<InstanceWriter, ExportError> {
+        let mut doc = Document::default();
+        let mut scene_nodes = Vec::new();
+        if let Some(terrain) = self.options.terrain {
+            let mesh = doc.terrain_mesh(terrain);
+            scene_nodes.push(doc.root.push(json::Node {
+                mesh: Some(mesh),
+                name: Some("terrain".into()),
                 ..Default::default()
+            }));
+        }
+        let placed = self.placed_props();
+        let mut ranked = Vec::new();
+        for (&id, entry) in props.iter().filter(|(id, _)| placed.contains(id)) {
+            let levels = doc.prop_meshes(id, entry)?;
+            if !levels.is_empty() {
+                ranked.push((id, levels));
             }
-        };
-        let first_coarser = doc.root.nodes.len() as u32 + 1;
-        let ids: Vec<u32> = (first_coarser..first_coarser + meshes.len() as u32 - 1).collect();
-        let lod = (!ids.is_empty()).then(|| (MSFT_LOD, serde_json::json!({ "ids": ids })));
-        scene_nodes.push(doc.root.push(node(0, lod)));
-        for level in 1..meshes.len() {
-            doc.root.push(node(level, None));
         }
-        report.placements += group.len();
-        report.instancing_nodes += 1;
-    }
-    report.props = props_exported.len();
-    let bin_len = offset;
-
-    doc.finish(scene_nodes, bin_len, report.instancing_nodes > 0);
-    let mut text = serde_json::to_vec(&doc.root).map_err(io::Error::other)?;
-    text.resize(text.len().next_multiple_of(4), b' ');
-    // A file without binary data (no props, no terrain) has no BIN chunk at all.
-    let bin_chunk = if bin_len > 0 { 8 + bin_len } else { 0 };
-    let total = 12 + 8 + text.len() as u64 + bin_chunk;
-    let total32 = u32::try_from(total).map_err(|_| ExportError::TooLarge { bytes: total })?;
-    out.write_all(b"glTF")?;
-    out.write_all(&2u32.to_le_bytes())?;
-    out.write_all(&total32.to_le_bytes())?;
-    out.write_all(&(text.len() as u32).to_le_bytes())?;
-    out.write_all(b"JSON")?;
-    out.write_all(&text)?;
-    if bin_len > 0 {
-        out.write_all(&(bin_len as u32).to_le_bytes())?;
-        out.write_all(b"BIN\0")?;
-        out.write_all(&doc.bin)?;
-    }
-    drop(doc);
-    for group in groups.iter() {
-        let placement = |k: &(u32, i32, i32, u32)| placements[k.3 as usize];
-        for p in group.iter().map(placement) {
-            write_floats(out, frame::position(p.position).to_array())?;
-        }
-        for p in group.iter().map(placement) {
-            write_floats(out, frame::rotation(p.rotation).to_array())?;
-        }
-        for p in group.iter().map(placement) {
-            write_floats(out, [p.scale; 3])?;
-        }
-    }
-    report.bytes = total;
-    Ok(report)
-}
-
-fn write_floats<W: Write, const N: usize>(out: &mut W, values: [f32; N]) -> io::Result<()> {
-    let mut bytes = [0u8; 16];
-    for (chunk, v) in bytes.chunks_exact_mut(4).zip(values) {
-        chunk.copy_from_slice(&v.to_le_bytes());
-    }
-    out.write_all(&bytes[..N * 4])
-}
-
-/// Placements sorted into (prop, cell) runs: one sort key per placement (prop rank,
-/// cell x, cell z, index), so the instance data is written straight from the
-/// placements without a copy.
-struct InstanceGroups {
-    keys: Vec<(u32, i32, i32, u32)>,
-    left_out: BTreeMap<String, usize>,
-}
-
-impl InstanceGroups {
-    fn new(
-        placements: &[&Placement],
-        props: &HashMap<&str, (u32, Vec<Index<json::Mesh>>)>,
-        cell_size: f32,
-    ) -> Self {
-        let mut left_out = BTreeMap::new();
-        let mut keys = Vec::with_capacity(placements.len());
-        for (index, placement) in placements.iter().enumerate() {
-            match props.get(&*placement.prop) {
-                Some(&(rank, _)) => {
-                    let cell = |v: f32| (v / cell_size).floor() as i32;
-                    let (x, z) = (placement.position.x, placement.position.z);
-                    keys.push((rank, cell(x), cell(z), index as u32));
+        let rank_of: HashMap<String, u32> = (ranked.iter().enumerate())
+            .map(|(rank, (id, _))| (id.to_string(), rank as u32))
+            .collect();
+        let mut report = ExportReport::default();
+        let mut counts = BTreeMap::new();
+        for ((prop, x, z), n) in self.counts {
+            match rank_of.get(&*prop) {
+                Some(&rank) => {
+                    counts.insert((rank, x, z), n);
                 }
-                None => *left_out.entry(placement.prop.to_string()).or_insert(0) += 1,
+                None => *report.left_out.entry(prop.to_string()).or_insert(0) += n as usize,
             }
         }
+        doc.align();
+        let mut offset = doc.bin.len() as u64;
+        let mut groups = BTreeMap::new();
+        for (&key, &n) in &counts {
+            let (rank, cx, cz) = key;
+            let (prop, meshes) = &ranked[rank as usize];
+            let slots = GroupSlots {
+                translation: offset,
+                rotation: offset + 12 * n,
+                scale: offset + 28 * n,
+                count: n,
+                written: 0,
+            };
+            let instancing = serde_json::json!({ "attributes": {
+                "TRANSLATION": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec3),
+                "ROTATION": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec4),
+                "SCALE": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec3),
+            }});
+            groups.insert(key, slots);
+            let node = |level: usize, extra: Option<(&str, serde_json::Value)>| {
+                let mut others = serde_json::Map::new();
+                others.insert(EXT_MESH_GPU_INSTANCING.into(), instancing.clone());
+                if let Some((name, value)) = extra {
+                    others.insert(name.into(), value);
+                }
+                json::Node {
+                    mesh: Some(meshes[level]),
+                    name: Some(format!("{prop} cell {cx},{cz} LOD{level}")),
+                    extensions: Some(json::extensions::scene::Node { others }),
+                    ..Default::default()
+                }
+            };
+            let first_coarser = doc.root.nodes.len() as u32 + 1;
+            let ids: Vec<u32> = (first_coarser..first_coarser + meshes.len() as u32 - 1).collect();
+            let lod = (!ids.is_empty()).then(|| (MSFT_LOD, serde_json::json!({ "ids": ids })));
+            scene_nodes.push(doc.root.push(node(0, lod)));
+            for level in 1..meshes.len() {
+                doc.root.push(node(level, None));
+            }
+            report.placements += n as usize;
+            report.instancing_nodes += 1;
+        }
+        report.props = ranked.len();
+        let bin_len = offset;
+
+        doc.finish(scene_nodes, bin_len, report.instancing_nodes > 0);
+        let mut text = serde_json::to_vec(&doc.root).map_err(io::Error::other)?;
+        text.resize(text.len().next_multiple_of(4), b' ');
+        // A file without binary data (no props, no terrain) has no BIN chunk at all.
+        let bin_chunk = if bin_len > 0 { 8 + bin_len } else { 0 };
+        let total = 12 + 8 + text.len() as u64 + bin_chunk;
+        let total32 = u32::try_from(total).map_err(|_| ExportError::TooLarge { bytes: total })?;
+        out.write_all(b"glTF")?;
+        out.write_all(&2u32.to_le_bytes())?;
+        out.write_all(&total32.to_le_bytes())?;
+        out.write_all(&(text.len() as u32).to_le_bytes())?;
+        out.write_all(b"JSON")?;
+        out.write_all(&text)?;
+        if bin_len > 0 {
+            out.write_all(&(bin_len as u32).to_le_bytes())?;
+            out.write_all(b"BIN\0")?;
+            out.write_all(&doc.bin)?;
+        }
+        report.bytes = total;
+        Ok(InstanceWriter {
+            bin_start: 12 + 8 + text.len() as u64 + 8,
+            groups,
+            rank_of,
+            cell_size: self.options.cell_size,
+            report,
+        })
+    }
+}
+
+/// Where an instancing node's instance data goes in the binary chunk, and how much of
+/// it is written.
+struct GroupSlots {
+    translation: u64,
+    rotation: u64,
+    scale: u64,
+    count: u64,
+    written: u64,
+}
+
+/// The second walk of a [`GlbWriter`]: the placements counted, handed over again.
+pub struct InstanceWriter {
+    /// Where the binary chunk's bytes begin in the file.
+    bin_start: u64,
+    groups: BTreeMap<GroupKey, GroupSlots>,
+    rank_of: HashMap<String, u32>,
+    cell_size: f32,
+    report: ExportReport,
+}
+
+impl InstanceWriter {
+    /// Writes the instance data of a batch of the placements counted, each node's in
+    /// the order they come: three writes per node the batch has placements of.
+    pub fn write_instances<W: Write + Seek>(
+        &mut self,
+        out: &mut W,
+        placements: &[&Placement],
+    ) -> Result<(), ExportError> {
+        let mut keys: Vec<(GroupKey, u32)> = (placements.iter().enumerate())
+            .filter_map(|(index, p)| {
+                Some((group_of(&self.rank_of, self.cell_size, p)?, index as u32))
+            })
+            .collect();
         keys.sort_unstable();
-        InstanceGroups { keys, left_out }
+        let mut bytes = Vec::new();
+        for run in keys.chunk_by(|a, b| a.0 == b.0) {
+            let (key, n) = (run[0].0, run.len() as u64);
+            let slots = match self.groups.get_mut(&key) {
+                Some(slots) if slots.written + n <= slots.count => slots,
+                _ => return Err(ExportError::Uncounted { key }),
+            };
+            let run = || run.iter().map(|&(_, index)| placements[index as usize]);
+            let at = |offset: u64, size: u64| offset + size * slots.written;
+            let writes = [
+                (at(slots.translation, 12), 0),
+                (at(slots.rotation, 16), 1),
+                (at(slots.scale, 12), 2),
+            ];
+            for (offset, attribute) in writes {
+                bytes.clear();
+                for p in run() {
+                    match attribute {
+                        0 => push_floats(&mut bytes, frame::position(p.position).to_array()),
+                        1 => push_floats(&mut bytes, frame::rotation(p.rotation).to_array()),
+                        _ => push_floats(&mut bytes, [p.scale; 3]),
+                    }
+                }
+                out.seek(SeekFrom::Start(self.bin_start + offset))?;
+                out.write_all(&bytes)?;
+            }
+            slots.written += n;
+        }
+        Ok(())
     }
 
-    fn iter(&self) -> impl Iterator<Item = &[(u32, i32, i32, u32)]> {
-        self.keys
-            .chunk_by(|a, b| (a.0, a.1, a.2) == (b.0, b.1, b.2))
+    /// What was written, once every placement counted was: an error when the second
+    /// walk handed over fewer.
+    pub fn finish(self) -> Result<ExportReport, ExportError> {
+        let short = self.groups.iter().find(|(_, s)| s.written < s.count);
+        if let Some((&key, _)) = short {
+            return Err(ExportError::Uncounted { key });
+        }
+        Ok(self.report)
+    }
+}
+
+/// The instancing node `placement` belongs to: its prop's rank and its cell; `None`
+/// for a prop not exported.
+fn group_of(rank_of: &HashMap<String, u32>, cell_size: f32, p: &Placement) -> Option<GroupKey> {
+    let rank = *rank_of.get(&*p.prop)?;
+    let (x, z) = cell_of(cell_size, p);
+    Some((rank, x, z))
+}
+
+/// The terrain cell a placement stands in.
+fn cell_of(cell_size: f32, p: &Placement) -> (i32, i32) {
+    let cell = |v: f32| (v / cell_size).floor() as i32;
+    (cell(p.position.x), cell(p.position.z))
+}
+
+fn push_floats<const N: usize>(out: &mut Vec<u8>, values: [f32; N]) {
+    for v in values {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// A writer that seeks only to where it is: the instance data of one batch of every
+/// placement comes in file order, so [`write_glb`] needs no seekable output.
+struct InOrder<'w, W> {
+    out: &'w mut W,
+    position: u64,
+}
+
+impl<W: Write> Write for InOrder<'_, W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.out.write(bytes)?;
+        self.position += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl<W> Seek for InOrder<'_, W> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        match to {
+            SeekFrom::Start(position) if position == self.position => Ok(position),
+            _ => Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "instance data out of file order",
+            )),
+        }
     }
 }
 

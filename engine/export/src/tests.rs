@@ -379,6 +379,74 @@ fn placements_become_instancing_nodes_per_cell_whose_transforms_convert_back() {
     }
 }
 
+/// Placements of two props over several cells, some of a prop the cache lacks.
+fn scattered_placements() -> Vec<Placement> {
+    (0..40)
+        .map(|i| {
+            let prop = ["tree/a", "tree/b", "rock/gone"][i % 3];
+            let at = Vec3::new((i * 37 % 200) as f32 - 60.0, 1.0, (i * 53 % 170) as f32);
+            placement(
+                i as u64,
+                prop,
+                at,
+                i as f32 * 0.3,
+                0.8 + (i % 5) as f32 * 0.1,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn placements_handed_over_in_batches_write_the_glb_they_write_at_once() {
+    let (a, b) = (two_part_prop("tree/a"), two_part_prop("tree/b"));
+    let placements = scattered_placements();
+    let entries = [("tree/a", &a), ("tree/b", &b)];
+    let (at_once, report) = export(&entries, &placements, ExportOptions::default());
+    assert_eq!(report.left_out["rock/gone"], 13);
+    let props: BTreeMap<&str, PropView<'_>> = entries
+        .iter()
+        .map(|(id, files)| (*id, files.parse().unwrap()))
+        .collect();
+    let batches: Vec<Vec<&Placement>> = placements
+        .chunks(7)
+        .map(|batch| batch.iter().collect())
+        .collect();
+    let mut glb = GlbWriter::new(ExportOptions::default()).unwrap();
+    for batch in &batches {
+        glb.count(batch.iter().copied());
+    }
+    assert_eq!(glb.placed_props(), ["rock/gone", "tree/a", "tree/b"]);
+    let mut out = io::Cursor::new(Vec::new());
+    let mut instances = glb.write_head(&mut out, &props).unwrap();
+    for batch in &batches {
+        instances.write_instances(&mut out, batch).unwrap();
+    }
+    assert_eq!(instances.finish().unwrap(), report);
+    assert!(out.into_inner() == at_once, "the same bytes");
+}
+
+#[test]
+fn a_second_walk_that_differs_from_the_first_is_refused() {
+    let a = two_part_prop("tree/a");
+    let props = BTreeMap::from([("tree/a", a.parse().unwrap())]);
+    let placements = scattered_placements();
+    let refs: Vec<&Placement> = placements.iter().collect();
+    let head = || {
+        let mut glb = GlbWriter::new(ExportOptions::default()).unwrap();
+        glb.count(refs[..20].iter().copied());
+        glb.write_head(&mut io::Cursor::new(Vec::new()), &props)
+            .unwrap()
+    };
+    let mut out = io::Cursor::new(Vec::new());
+    let short = head();
+    assert!(matches!(short.finish(), Err(ExportError::Uncounted { .. })));
+    let mut more = head();
+    assert!(matches!(
+        more.write_instances(&mut out, &refs),
+        Err(ExportError::Uncounted { .. })
+    ));
+}
+
 #[test]
 fn placements_of_props_the_cache_lacks_are_left_out_and_counted() {
     let bytes = two_part_prop("tree/a");

@@ -61,7 +61,7 @@ pub(crate) const FADE_IN_FIRST_SHARE: f32 = 1.0 / 64.0;
 impl World {
     /// Every tile streamed fill `fill` (not undone) shows, made one after another over
     /// the whole terrain with the erases standing over it applied, in memory
-    /// proportional to a row of tiles: for an export, whatever the camera.
+    /// proportional to a square of tiles: for an export, whatever the camera.
     pub fn walk_streamed_fill(&self, fill: usize) -> Option<FillWalk<'_>> {
         let streamed = self.streamed.get(fill).filter(|f| !f.undone)?;
         let erased = move |p: &Placement| {

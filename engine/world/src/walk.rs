@@ -1,20 +1,22 @@
-//! A streamed fill's tiles made one after another over the whole terrain, row by row,
-//! holding at most three rows: what an export writes from, in memory proportional to a
-//! row of tiles rather than to the fill.
+//! A streamed fill's tiles made one after another over the whole terrain, a square of
+//! [`WALK_SQUARE_TILES`]² tiles at a time: what an export writes from, in memory
+//! proportional to a square of tiles, whatever the size of the fill or the terrain.
 //!
-//! A tile is accepted after its earlier neighbours ([`TileGrid::earlier`]): an even
-//! row's tiles need only tiles of their own row, an odd row's need the even rows on
-//! both sides of it and their own row's earlier tiles. So row `z` is made once the
-//! even rows round it are, and the row before it is dropped once `z` is handed out.
+//! A tile is accepted after its earlier neighbours ([`TileGrid::earlier`]), which are
+//! at most two tiles away once theirs are counted; each square is made with the
+//! neighbours round it that it needs ([`TileSource::make_each`]), which are dropped
+//! with it: the squares beside it make them again, the same placements, ids included.
 
-use std::collections::BTreeMap;
-
-use sylva_scatter::{FillError, Placement, TileGrid, TileSource};
+use sylva_scatter::{FillError, Placement, TileSource};
 use sylva_terrain::Terrain;
 
 use crate::stream::{first_id, tile_counts};
 
-/// Every tile of one streamed fill, in rows from the terrain's lowest corner.
+/// Tiles along each side of the squares a walk makes at once.
+pub(crate) const WALK_SQUARE_TILES: usize = 16;
+
+/// Every tile of one streamed fill, square by square in rows of squares from the
+/// terrain's lowest corner, and row by row within a square.
 pub struct FillWalk<'a> {
     source: &'a TileSource,
     terrain: &'a Terrain,
@@ -23,10 +25,13 @@ pub struct FillWalk<'a> {
     counts: (usize, usize),
     /// Whether a standing erase took a placement.
     erased: Box<dyn Fn(&Placement) -> bool + 'a>,
-    /// Rows made, by row: per column, the tile's placements (erases not applied).
-    rows: BTreeMap<usize, Vec<Vec<Placement>>>,
-    /// The next row to hand out.
-    next: usize,
+    /// The square's tiles not handed out yet, last first, with their placements
+    /// (erases not applied).
+    square: Vec<((usize, usize), Vec<Placement>)>,
+    /// Tiles along each side of a square.
+    square_tiles: usize,
+    /// The next square to make, counting across then along.
+    next_square: usize,
     failed: bool,
 }
 
@@ -43,51 +48,40 @@ impl<'a> FillWalk<'a> {
             fill,
             counts: tile_counts(source, terrain),
             erased,
-            rows: BTreeMap::new(),
-            next: 0,
+            square: Vec::new(),
+            square_tiles: WALK_SQUARE_TILES,
+            next_square: 0,
             failed: false,
         }
     }
 
-    /// Makes row `z` (an even row, or an odd one whose even neighbours are made).
-    fn make_row(&mut self, z: usize) -> Result<(), FillError> {
-        let across = self.counts.0;
-        let mut row: Vec<Vec<Placement>> = vec![Vec::new(); across];
-        // Even columns first: on an even row they need nothing, on an odd one only the
-        // even rows round them; odd columns then see them.
-        for x in (0..across).step_by(2).chain((1..across).step_by(2)) {
-            let tile = (x, z);
-            let earlier: Vec<&Placement> = TileGrid::earlier(tile)
-                .filter(|&(nx, _)| nx < across)
-                .flat_map(|(nx, nz)| {
-                    if nz == z {
-                        row[nx].iter()
-                    } else {
-                        self.rows.get(&nz).map_or([].iter(), |r| r[nx].iter())
-                    }
-                })
-                .collect();
-            let first = first_id(self.fill, across, tile);
-            let made = self
-                .source
-                .make_after(self.terrain, tile, &earlier, first, |_| true)?;
-            row[x] = made;
-        }
-        self.rows.insert(z, row);
-        Ok(())
+    /// The same walk in squares of `tiles`² tiles.
+    #[cfg(test)]
+    pub(crate) fn with_square_tiles(mut self, tiles: usize) -> Self {
+        self.square_tiles = tiles;
+        self
     }
 
-    /// Readies row `z` to be handed out: makes it, first the even row after it for an
-    /// odd one, and drops the rows before it (the rows after see only `z` on).
-    fn ready_row(&mut self, z: usize) -> Result<(), FillError> {
-        if z % 2 == 1 && z + 1 < self.counts.1 && !self.rows.contains_key(&(z + 1)) {
-            self.make_row(z + 1)?;
+    /// Makes the next square's tiles; false when there is none.
+    fn make_square(&mut self) -> Result<bool, FillError> {
+        let side = self.square_tiles;
+        let across = self.counts.0.div_ceil(side);
+        let along = self.counts.1.div_ceil(side);
+        if self.next_square >= across * along {
+            return Ok(false);
         }
-        if !self.rows.contains_key(&z) {
-            self.make_row(z)?;
-        }
-        self.rows.retain(|&row, _| row >= z);
-        Ok(())
+        let (sx, sz) = (self.next_square % across, self.next_square / across);
+        self.next_square += 1;
+        let span = |start: usize, count: usize| start * side..((start + 1) * side).min(count);
+        let tiles: Vec<(usize, usize)> = span(sz, self.counts.1)
+            .flat_map(|z| span(sx, self.counts.0).map(move |x| (x, z)))
+            .collect();
+        let (fill, tiles_across) = (self.fill, self.counts.0);
+        let made = (self.source).make_each(self.terrain, &tiles, |tile| {
+            first_id(fill, tiles_across, tile)
+        })?;
+        self.square = tiles.into_iter().zip(made).rev().collect();
+        Ok(true)
     }
 }
 
@@ -97,25 +91,21 @@ impl Iterator for FillWalk<'_> {
     type Item = Result<((usize, usize), Vec<Placement>), FillError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.counts.0 == 0 {
+        if self.failed {
             return None;
         }
-        let (x, z) = (self.next % self.counts.0, self.next / self.counts.0);
-        if z >= self.counts.1 {
-            return None;
-        }
-        if x == 0 {
-            if let Err(error) = self.ready_row(z) {
-                self.failed = true;
-                return Some(Err(error));
+        if self.square.is_empty() {
+            match self.make_square() {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(error) => {
+                    self.failed = true;
+                    return Some(Err(error));
+                }
             }
         }
-        self.next += 1;
-        let placements = self.rows[&z][x]
-            .iter()
-            .filter(|p| !(self.erased)(p))
-            .cloned()
-            .collect();
-        Some(Ok(((x, z), placements)))
+        let (tile, mut placements) = self.square.pop()?;
+        placements.retain(|p| !(self.erased)(p));
+        Some(Ok((tile, placements)))
     }
 }

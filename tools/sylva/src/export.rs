@@ -1,8 +1,9 @@
 //! `sylva export`: a session's placements and the baked props they use as one glTF 2.0
 //! binary (instanced per terrain cell, LODs linked), or as a plain placement list.
-//! Streamed fills are made tile by tile over the whole terrain: a list is written as
-//! they come, in memory proportional to a row of tiles; a binary holds them all, up to
-//! the session's cap.
+//! Streamed fills are made tile by tile over the whole terrain, in memory proportional
+//! to a square of tiles: a list is written as they come; a binary counts them in a
+//! first walk (which sizes its instancing nodes) and writes each tile's instance data
+//! where its nodes' accessors say in a second.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,7 +12,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sylva_cache::CacheDir;
-use sylva_export::{ExportOptions, ListFormat, PlacementList, DEFAULT_CELL_SIZE};
+use sylva_export::{ExportOptions, GlbWriter, ListFormat, PlacementList, DEFAULT_CELL_SIZE};
 use sylva_lod::LodConfig;
 use sylva_scatter::Placement;
 use sylva_world::World;
@@ -103,26 +104,7 @@ pub fn run(args: Args) -> Result<()> {
                 left_out: Vec::new(),
             }
         }
-        None => {
-            let cap = world.editor().painter().cap();
-            let mut streamed = Vec::new();
-            for_each_streamed_tile(&world, |placements| {
-                streamed.extend_from_slice(placements);
-                let held = world.editor().painter().len() + streamed.len();
-                if held > cap {
-                    bail!(
-                        "the streamed fills make more than the session's cap of {cap} \
-                         placements, which a .glb holds at once; --placements json or csv \
-                         writes them tile by tile"
-                    );
-                }
-                Ok(())
-            })?;
-            let placements: Vec<&Placement> = (world.editor().painter().placements())
-                .chain(&streamed)
-                .collect();
-            export_glb(&args, &placements, world.terrain(), started)?
-        }
+        None => export_glb(&args, &world, started)?,
     };
     if args.json {
         println!("{}", serde_json::to_string(&output)?);
@@ -154,18 +136,26 @@ fn for_each_streamed_tile(
     Ok(())
 }
 
-fn export_glb(
-    args: &Args,
-    placements: &[&Placement],
-    terrain: &sylva_terrain::Terrain,
-    started: Instant,
-) -> Result<Output> {
+/// The `.glb` of `world`: its stored placements and its streamed fills' tiles, walked
+/// twice (counted, then written).
+fn export_glb(args: &Args, world: &World, started: Instant) -> Result<Output> {
+    let stored: Vec<&Placement> = world.editor().painter().placements().collect();
+    let mesh = args.terrain.then(|| world.terrain().mesh());
+    let options = ExportOptions {
+        cell_size: args.cell_size,
+        terrain: mesh.as_ref(),
+    };
+    let mut glb = GlbWriter::new(options)?;
+    glb.count(stored.iter().copied());
+    for_each_streamed_tile(world, |placements| {
+        glb.count(placements);
+        Ok(())
+    })?;
     let cache = CacheDir::new(&args.cache);
     let manifest = cache.read_manifest()?;
     let mut reasons = BTreeMap::new();
     let mut files = BTreeMap::new();
-    for placement in placements {
-        let id: &str = &placement.prop;
+    for id in glb.placed_props() {
         if files.contains_key(id) || reasons.contains_key(id) {
             continue;
         }
@@ -194,13 +184,14 @@ fn export_glb(
             }
         }
     }
-    let mesh = args.terrain.then(|| terrain.mesh());
-    let options = ExportOptions {
-        cell_size: args.cell_size,
-        terrain: mesh.as_ref(),
-    };
     let (report, _) = write(&args.out, |w| {
-        Ok(sylva_export::write_glb(w, &props, placements, options)?)
+        let mut instances = glb.write_head(w, &props)?;
+        instances.write_instances(w, &stored)?;
+        for_each_streamed_tile(world, |placements| {
+            let batch: Vec<&Placement> = placements.iter().collect();
+            Ok(instances.write_instances(w, &batch)?)
+        })?;
+        Ok(instances.finish()?)
     })?;
     let left_out = report
         .left_out

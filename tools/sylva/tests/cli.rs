@@ -322,8 +322,14 @@ fn a_streamed_fill_is_recorded_not_made_and_replays_to_the_stored_fills_digest()
     let listed = export(&streamed, &streamed_csv, &["--placements", "csv"]);
     assert_eq!(listed["placements"], made["placements"], "{listed}");
     assert!(rows(&stored_csv) == rows(&streamed_csv), "the lists differ");
+    // The streamed fill's .glb is counted in one walk and written in a second: its
+    // nodes and size are the stored fill's.
     let glb = export(&streamed, &dir.join("streamed.glb"), &[]);
     assert_eq!(glb["placements"], made["placements"], "{glb}");
+    let stored_glb = export(&stored, &dir.join("stored.glb"), &[]);
+    for field in ["props", "instancing_nodes", "bytes"] {
+        assert_eq!(glb[field], stored_glb[field], "{field}: {glb} {stored_glb}");
+    }
 
     // The preset the journal embeds, edited since: refused, naming it.
     let edited = journal.replacen("density_per_m2: 0.5,", "density_per_m2: 0.6,", 1);

@@ -248,16 +248,6 @@ fn a_walk_over_a_streamed_fill_makes_what_the_fill_stored_holds() {
         8.0,
     );
     let painted = world.editor().session().clone();
-    let mut tiles = 0;
-    let mut walked = BTreeSet::new();
-    for tile in world.walk_streamed_fill(0).unwrap() {
-        let (_, placements) = tile.unwrap();
-        tiles += 1;
-        for p in &placements {
-            assert!(walked.insert(key(p)), "{p:?} twice");
-        }
-    }
-    assert_eq!(tiles, 16 * 16);
     let (stored, _) = World::replay(default_world(), &painted, &LodConfig::default()).unwrap();
     let stroke: BTreeSet<Key> = world.editor().painter().placements().map(key).collect();
     let fill: BTreeSet<Key> = (stored.editor().painter().placements())
@@ -265,12 +255,27 @@ fn a_walk_over_a_streamed_fill_makes_what_the_fill_stored_holds() {
         .filter(|k| !stroke.contains(k))
         .collect();
     assert!(fill.len() > 10_000, "{}", fill.len());
-    assert!(
-        walked == fill,
-        "{} walked, {} stored",
-        walked.len(),
-        fill.len()
-    );
+    // The default world is one square of 16² tiles; squares of 5 cut it along tiles
+    // whose earlier neighbours lie in other squares, and at its edge.
+    for square in [crate::walk::WALK_SQUARE_TILES, 5] {
+        let mut tiles = BTreeSet::new();
+        let mut walked = BTreeSet::new();
+        let walk = world.walk_streamed_fill(0).unwrap();
+        for tile in walk.with_square_tiles(square) {
+            let (tile, placements) = tile.unwrap();
+            assert!(tiles.insert(tile), "{tile:?} twice");
+            for p in &placements {
+                assert!(walked.insert(key(p)), "{p:?} twice");
+            }
+        }
+        assert_eq!(tiles.len(), 16 * 16);
+        assert!(
+            walked == fill,
+            "squares of {square}: {} walked, {} stored",
+            walked.len(),
+            fill.len()
+        );
+    }
     world.undo().unwrap();
     world.undo().unwrap();
     assert!(world.walk_streamed_fill(0).is_none(), "the fill undone");
