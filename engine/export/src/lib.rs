@@ -30,10 +30,10 @@
 
 pub mod frame;
 mod placements;
+mod writer;
 
-use std::collections::{BTreeMap, HashMap};
-use std::io::{self, Seek, SeekFrom, Write};
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::io::{self, Write};
 
 use gltf_json as json;
 use json::validation::{Checked::Valid, USize64};
@@ -47,6 +47,8 @@ use sylva_terrain::TerrainMesh;
 use thiserror::Error;
 
 pub use placements::{write_placement_list, ListFormat, PlacementList};
+use writer::InOrder;
+pub use writer::{GlbWriter, InstanceWriter};
 
 /// Side of the square terrain cells placements are grouped by, in metres: the size of
 /// the renderer's terrain chunks (32 cells of 2 m), so an engine culls per cell.
@@ -144,292 +146,6 @@ pub fn write_glb<W: Write>(
     glb.finish()
 }
 
-/// A `.glb` written from placements handed over twice, a batch at a time (a streamed
-/// fill's tiles): once to count them ([`GlbWriter::count`]), which sizes every
-/// instancing node's accessors, then, after the JSON and the geometry of the props
-/// placed ([`GlbWriter::write_head`]), to write their instance data where their
-/// nodes' accessors say ([`InstanceWriter::write_instances`], seeking). It holds the
-/// props' geometry, the JSON and a count per instancing node, never the placements.
-pub struct GlbWriter<'a> {
-    options: ExportOptions<'a>,
-    /// Placements per prop and cell.
-    counts: HashMap<(Arc<str>, i32, i32), u64>,
-}
-
-/// An instancing node: a prop's rank among the props exported, and a cell.
-type GroupKey = (u32, i32, i32);
-
-impl<'a> GlbWriter<'a> {
-    /// A writer with `options`, nothing counted yet.
-    pub fn new(options: ExportOptions<'a>) -> Result<Self, ExportError> {
-        if !(options.cell_size.is_finite() && options.cell_size > 0.0) {
-            return Err(ExportError::CellSize {
-                value: options.cell_size,
-            });
-        }
-        Ok(Self {
-            options,
-            counts: HashMap::new(),
-        })
-    }
-
-    /// Counts a batch of the placements to export (the first walk).
-    pub fn count<'p>(&mut self, placements: impl IntoIterator<Item = &'p Placement>) {
-        for p in placements {
-            let (x, z) = cell_of(self.options.cell_size, p);
-            *self.counts.entry((p.prop.clone(), x, z)).or_insert(0) += 1;
-        }
-    }
-
-    /// The props of the placements counted, sorted.
-    pub fn placed_props(&self) -> Vec<&str> {
-        let placed: std::collections::BTreeSet<&str> =
-            self.counts.keys().map(|(prop, _, _)| &**prop).collect();
-        placed.into_iter().collect()
-    }
-
-    /// Writes the header, the JSON and the geometry of the props placed (of `props`,
-    /// by prop id; the caller parsed their cache entries and texture blobs), with room
-    /// for the instance data of every placement counted. Placements whose prop is
-    /// missing from `props` (or has no triangles) are counted in
-    /// [`ExportReport::left_out`].
-    pub fn write_head<W: Write>(
-        self,
-        out: &mut W,
-        props: &BTreeMap<&str, PropView<'_>>,
-    ) -> Result<InstanceWriter, ExportError> {
-        let mut doc = Document::default();
-        let mut scene_nodes = Vec::new();
-        if let Some(terrain) = self.options.terrain {
-            let mesh = doc.terrain_mesh(terrain);
-            scene_nodes.push(doc.root.push(json::Node {
-                mesh: Some(mesh),
-                name: Some("terrain".into()),
-                ..Default::default()
-            }));
-        }
-        let placed = self.placed_props();
-        let mut ranked = Vec::new();
-        for (&id, entry) in props.iter().filter(|(id, _)| placed.contains(id)) {
-            let levels = doc.prop_meshes(id, entry)?;
-            if !levels.is_empty() {
-                ranked.push((id, levels));
-            }
-        }
-        let rank_of: HashMap<String, u32> = (ranked.iter().enumerate())
-            .map(|(rank, (id, _))| (id.to_string(), rank as u32))
-            .collect();
-        let mut report = ExportReport::default();
-        let mut counts = BTreeMap::new();
-        for ((prop, x, z), n) in self.counts {
-            match rank_of.get(&*prop) {
-                Some(&rank) => {
-                    counts.insert((rank, x, z), n);
-                }
-                None => *report.left_out.entry(prop.to_string()).or_insert(0) += n as usize,
-            }
-        }
-        doc.align();
-        let mut offset = doc.bin.len() as u64;
-        let mut groups = BTreeMap::new();
-        for (&key, &n) in &counts {
-            let (rank, cx, cz) = key;
-            let (prop, meshes) = &ranked[rank as usize];
-            let slots = GroupSlots {
-                translation: offset,
-                rotation: offset + 12 * n,
-                scale: offset + 28 * n,
-                count: n,
-                written: 0,
-            };
-            let instancing = serde_json::json!({ "attributes": {
-                "TRANSLATION": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec3),
-                "ROTATION": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec4),
-                "SCALE": doc.instance_accessor(&mut offset, n, json::accessor::Type::Vec3),
-            }});
-            groups.insert(key, slots);
-            let node = |level: usize, extra: Option<(&str, serde_json::Value)>| {
-                let mut others = serde_json::Map::new();
-                others.insert(EXT_MESH_GPU_INSTANCING.into(), instancing.clone());
-                if let Some((name, value)) = extra {
-                    others.insert(name.into(), value);
-                }
-                json::Node {
-                    mesh: Some(meshes[level]),
-                    name: Some(format!("{prop} cell {cx},{cz} LOD{level}")),
-                    extensions: Some(json::extensions::scene::Node { others }),
-                    ..Default::default()
-                }
-            };
-            let first_coarser = doc.root.nodes.len() as u32 + 1;
-            let ids: Vec<u32> = (first_coarser..first_coarser + meshes.len() as u32 - 1).collect();
-            let lod = (!ids.is_empty()).then(|| (MSFT_LOD, serde_json::json!({ "ids": ids })));
-            scene_nodes.push(doc.root.push(node(0, lod)));
-            for level in 1..meshes.len() {
-                doc.root.push(node(level, None));
-            }
-            report.placements += n as usize;
-            report.instancing_nodes += 1;
-        }
-        report.props = ranked.len();
-        let bin_len = offset;
-
-        doc.finish(scene_nodes, bin_len, report.instancing_nodes > 0);
-        let mut text = serde_json::to_vec(&doc.root).map_err(io::Error::other)?;
-        text.resize(text.len().next_multiple_of(4), b' ');
-        // A file without binary data (no props, no terrain) has no BIN chunk at all.
-        let bin_chunk = if bin_len > 0 { 8 + bin_len } else { 0 };
-        let total = 12 + 8 + text.len() as u64 + bin_chunk;
-        let total32 = u32::try_from(total).map_err(|_| ExportError::TooLarge { bytes: total })?;
-        out.write_all(b"glTF")?;
-        out.write_all(&2u32.to_le_bytes())?;
-        out.write_all(&total32.to_le_bytes())?;
-        out.write_all(&(text.len() as u32).to_le_bytes())?;
-        out.write_all(b"JSON")?;
-        out.write_all(&text)?;
-        if bin_len > 0 {
-            out.write_all(&(bin_len as u32).to_le_bytes())?;
-            out.write_all(b"BIN\0")?;
-            out.write_all(&doc.bin)?;
-        }
-        report.bytes = total;
-        Ok(InstanceWriter {
-            bin_start: 12 + 8 + text.len() as u64 + 8,
-            groups,
-            rank_of,
-            cell_size: self.options.cell_size,
-            report,
-        })
-    }
-}
-
-/// Where an instancing node's instance data goes in the binary chunk, and how much of
-/// it is written.
-struct GroupSlots {
-    translation: u64,
-    rotation: u64,
-    scale: u64,
-    count: u64,
-    written: u64,
-}
-
-/// The second walk of a [`GlbWriter`]: the placements counted, handed over again.
-pub struct InstanceWriter {
-    /// Where the binary chunk's bytes begin in the file.
-    bin_start: u64,
-    groups: BTreeMap<GroupKey, GroupSlots>,
-    rank_of: HashMap<String, u32>,
-    cell_size: f32,
-    report: ExportReport,
-}
-
-impl InstanceWriter {
-    /// Writes the instance data of a batch of the placements counted, each node's in
-    /// the order they come: three writes per node the batch has placements of.
-    pub fn write_instances<W: Write + Seek>(
-        &mut self,
-        out: &mut W,
-        placements: &[&Placement],
-    ) -> Result<(), ExportError> {
-        let mut keys: Vec<(GroupKey, u32)> = (placements.iter().enumerate())
-            .filter_map(|(index, p)| {
-                Some((group_of(&self.rank_of, self.cell_size, p)?, index as u32))
-            })
-            .collect();
-        keys.sort_unstable();
-        let mut bytes = Vec::new();
-        for run in keys.chunk_by(|a, b| a.0 == b.0) {
-            let (key, n) = (run[0].0, run.len() as u64);
-            let slots = match self.groups.get_mut(&key) {
-                Some(slots) if slots.written + n <= slots.count => slots,
-                _ => return Err(ExportError::Uncounted { key }),
-            };
-            let run = || run.iter().map(|&(_, index)| placements[index as usize]);
-            let at = |offset: u64, size: u64| offset + size * slots.written;
-            let writes = [
-                (at(slots.translation, 12), 0),
-                (at(slots.rotation, 16), 1),
-                (at(slots.scale, 12), 2),
-            ];
-            for (offset, attribute) in writes {
-                bytes.clear();
-                for p in run() {
-                    match attribute {
-                        0 => push_floats(&mut bytes, frame::position(p.position).to_array()),
-                        1 => push_floats(&mut bytes, frame::rotation(p.rotation).to_array()),
-                        _ => push_floats(&mut bytes, [p.scale; 3]),
-                    }
-                }
-                out.seek(SeekFrom::Start(self.bin_start + offset))?;
-                out.write_all(&bytes)?;
-            }
-            slots.written += n;
-        }
-        Ok(())
-    }
-
-    /// What was written, once every placement counted was: an error when the second
-    /// walk handed over fewer.
-    pub fn finish(self) -> Result<ExportReport, ExportError> {
-        let short = self.groups.iter().find(|(_, s)| s.written < s.count);
-        if let Some((&key, _)) = short {
-            return Err(ExportError::Uncounted { key });
-        }
-        Ok(self.report)
-    }
-}
-
-/// The instancing node `placement` belongs to: its prop's rank and its cell; `None`
-/// for a prop not exported.
-fn group_of(rank_of: &HashMap<String, u32>, cell_size: f32, p: &Placement) -> Option<GroupKey> {
-    let rank = *rank_of.get(&*p.prop)?;
-    let (x, z) = cell_of(cell_size, p);
-    Some((rank, x, z))
-}
-
-/// The terrain cell a placement stands in.
-fn cell_of(cell_size: f32, p: &Placement) -> (i32, i32) {
-    let cell = |v: f32| (v / cell_size).floor() as i32;
-    (cell(p.position.x), cell(p.position.z))
-}
-
-fn push_floats<const N: usize>(out: &mut Vec<u8>, values: [f32; N]) {
-    for v in values {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-}
-
-/// A writer that seeks only to where it is: the instance data of one batch of every
-/// placement comes in file order, so [`write_glb`] needs no seekable output.
-struct InOrder<'w, W> {
-    out: &'w mut W,
-    position: u64,
-}
-
-impl<W: Write> Write for InOrder<'_, W> {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        let written = self.out.write(bytes)?;
-        self.position += written as u64;
-        Ok(written)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-}
-
-impl<W> Seek for InOrder<'_, W> {
-    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        match to {
-            SeekFrom::Start(position) if position == self.position => Ok(position),
-            _ => Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "instance data out of file order",
-            )),
-        }
-    }
-}
-
 /// The JSON document and the geometry part of the binary chunk.
 #[derive(Default)]
 struct Document {
@@ -465,16 +181,7 @@ impl Document {
         stride: Option<usize>,
         target: Option<buffer::Target>,
     ) -> Index<buffer::View> {
-        self.root.push(buffer::View {
-            buffer: Index::new(0),
-            byte_length: USize64(len),
-            byte_offset: Some(USize64(offset)),
-            byte_stride: stride.map(buffer::Stride),
-            name: None,
-            target: target.map(Valid),
-            extensions: None,
-            extras: Default::default(),
-        })
+        self.root.push(buffer_view(offset, len, stride, target))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -488,31 +195,9 @@ impl Document {
         normalized: bool,
         bounds: Option<([f32; 3], [f32; 3])>,
     ) -> Index<accessor::Accessor> {
-        self.root.push(accessor::Accessor {
-            buffer_view: Some(view),
-            byte_offset: (offset > 0).then_some(USize64(offset)),
-            count: USize64(count),
-            component_type: Valid(accessor::GenericComponentType(component)),
-            extensions: None,
-            extras: Default::default(),
-            type_: Valid(type_),
-            min: bounds.map(|b| serde_json::json!(b.0)),
-            max: bounds.map(|b| serde_json::json!(b.1)),
-            name: None,
-            normalized,
-            sparse: None,
-        })
-    }
-
-    /// Reserves `count` float elements of `type_` in the streamed part of the binary
-    /// chunk at `offset` and returns the accessor's index.
-    fn instance_accessor(&mut self, offset: &mut u64, count: u64, type_: accessor::Type) -> u32 {
-        let len = count * type_.multiplicity() as u64 * 4;
-        let view = self.view_at(*offset, len, None, None);
-        *offset += len;
-        let float = accessor::ComponentType::F32;
-        self.accessor(view, 0, count, float, type_, false, None)
-            .value() as u32
+        self.root.push(accessor_of(
+            view, offset, count, component, type_, normalized, bounds,
+        ))
     }
 
     /// The meshes of one prop, LOD 0 first; empty when it has no triangles.
@@ -904,7 +589,14 @@ impl Document {
     }
 
     /// The buffer, the scene and the extension lists.
-    fn finish(&mut self, scene_nodes: Vec<Index<json::Node>>, bin_len: u64, instanced: bool) {
+    /// `instanced` says whether instancing nodes follow, `lods` whether any names
+    /// coarser levels.
+    fn finish(
+        &mut self,
+        scene_nodes: Vec<Index<json::Node>>,
+        bin_len: u64,
+        (instanced, lods): (bool, bool),
+    ) {
         self.root.asset = json::Asset {
             generator: Some(format!("sylva-export {}", env!("CARGO_PKG_VERSION"))),
             version: "2.0".into(),
@@ -949,11 +641,7 @@ impl Document {
                 list.push(KHR_MESH_QUANTIZATION.into());
             }
         }
-        if self.root.nodes.iter().any(|n| {
-            n.extensions
-                .as_ref()
-                .is_some_and(|e| e.others.contains_key(MSFT_LOD))
-        }) {
+        if lods {
             self.root.extensions_used.push(MSFT_LOD.into());
         }
         if self.root.materials.iter().any(|m| {
@@ -965,6 +653,52 @@ impl Document {
                 .extensions_used
                 .push(KHR_MATERIALS_EMISSIVE_STRENGTH.into());
         }
+    }
+}
+
+/// A view of `len` bytes at `offset` of the binary chunk.
+fn buffer_view(
+    offset: u64,
+    len: u64,
+    stride: Option<usize>,
+    target: Option<buffer::Target>,
+) -> buffer::View {
+    buffer::View {
+        buffer: Index::new(0),
+        byte_length: USize64(len),
+        byte_offset: Some(USize64(offset)),
+        byte_stride: stride.map(buffer::Stride),
+        name: None,
+        target: target.map(Valid),
+        extensions: None,
+        extras: Default::default(),
+    }
+}
+
+/// An accessor of `count` elements in `view` from `offset`.
+#[allow(clippy::too_many_arguments)]
+fn accessor_of(
+    view: Index<buffer::View>,
+    offset: u64,
+    count: u64,
+    component: accessor::ComponentType,
+    type_: accessor::Type,
+    normalized: bool,
+    bounds: Option<([f32; 3], [f32; 3])>,
+) -> accessor::Accessor {
+    accessor::Accessor {
+        buffer_view: Some(view),
+        byte_offset: (offset > 0).then_some(USize64(offset)),
+        count: USize64(count),
+        component_type: Valid(accessor::GenericComponentType(component)),
+        extensions: None,
+        extras: Default::default(),
+        type_: Valid(type_),
+        min: bounds.map(|b| serde_json::json!(b.0)),
+        max: bounds.map(|b| serde_json::json!(b.1)),
+        name: None,
+        normalized,
+        sparse: None,
     }
 }
 
