@@ -1,17 +1,15 @@
 //! Streamed fills' far placements on the GPU: each tile with far placements one far
 //! tile of the props renderer, set again from the world's far placements whenever it
-//! changed, and all of them when the renderer's fades changed. A fill's tiles are
+//! changed (nearest the camera first, a bounded number of instances a frame), and all
+//! of them when the renderer's fades changed. A fill's tiles are
 //! grouped in far blocks of [`BLOCK_TILES`]² tiles: a view sees thousands of tiles
 //! out to the horizon, and a block draws its tiles a prop with one draw where it can.
 
-use std::collections::BTreeSet;
-
-use glam::Mat4;
+use glam::Vec3;
 use rend3::Renderer;
 use rustc_hash::FxHashSet;
-use sylva_buckets::PropKey;
 use sylva_render::props::{FarBlockId, FarTileId, PropsRenderer};
-use sylva_world::World;
+use sylva_world::{FarChanges, FarTile, World};
 
 /// Tiles along each side of a far block's square.
 const BLOCK_TILES: usize = 16;
@@ -34,53 +32,50 @@ fn far_tile(fill: usize, (x, y): (usize, usize)) -> FarTileId {
 /// Keeps the renderer's far tiles in line with the world's.
 #[derive(Default)]
 pub(crate) struct FarTiles {
-    /// The tiles set with instances, as (streamed fill, tile).
-    held: FxHashSet<(usize, (usize, usize))>,
-    /// The last gather, kept for its allocation.
-    instances: Vec<(PropKey, Mat4)>,
+    /// The tiles set with instances.
+    held: FxHashSet<FarTile>,
+    changes: FarChanges,
 }
 
 impl FarTiles {
-    /// Sets again every tile whose far placements changed since the last call, or every
-    /// tile when the renderer's fades changed; returns how many. Placements of props
-    /// the world has no key for (never described, so never drawn) are left out.
+    /// Sets again the tiles whose far placements changed, or every tile when the
+    /// renderer's fades changed, nearest `eye` first and, with a `budget`, no more
+    /// instances than it ([`FarChanges::hand_over`]); returns how many.
     pub(crate) fn sync(
         &mut self,
-        renderer: &Renderer,
+        (renderer, props): (&Renderer, &mut PropsRenderer),
         world: &mut World,
-        props: &mut PropsRenderer,
+        eye: Vec3,
+        budget: Option<usize>,
     ) -> usize {
-        let mut tiles: BTreeSet<(usize, (usize, usize))> =
-            world.drain_far_changes().into_iter().collect();
+        self.changes.note(world);
         if props.take_far_tiles_stale() {
-            tiles.extend(self.held.iter().copied());
+            self.changes.mark(self.held.iter().copied());
         }
-        for &(fill, tile) in &tiles {
-            self.instances.clear();
-            for placement in world.far_placements(fill, tile) {
-                if let Some(key) = world.known_prop_key(&placement.prop) {
-                    self.instances.push((key, placement.transform()));
+        let held = &mut self.held;
+        let registry = world.registry();
+        self.changes
+            .hand_over(world, eye, budget, |tile, instances| {
+                if instances.is_empty() {
+                    held.remove(&tile);
+                } else {
+                    held.insert(tile);
                 }
-            }
-            if self.instances.is_empty() {
-                self.held.remove(&(fill, tile));
-            } else {
-                self.held.insert((fill, tile));
-            }
-            let id = far_tile(fill, tile);
-            props.set_far_tile(renderer, world.registry(), id, &mut self.instances);
-        }
-        tiles.len()
+                props.set_far_tile(renderer, registry, far_tile(tile.0, tile.1), instances);
+            })
     }
 
-    /// Forgets the tiles held (the renderer dropped them with the registry).
+    /// Forgets the tiles held and waiting (the renderer dropped its with the registry).
     pub(crate) fn clear(&mut self) {
         self.held.clear();
+        self.changes.clear();
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     #[test]

@@ -35,7 +35,7 @@ use sylva_lod::{TickStats, Viewport};
 use sylva_render::props::{DrawStats, LightReach, PropsRenderer};
 use sylva_render::{use_plain_samplers, CameraView};
 use sylva_world::stream::{StreamStats, DEFAULT_STREAM_HYSTERESIS};
-use sylva_world::{FarPlacements, World, WorldError};
+use sylva_world::{FarPlacements, World, WorldError, FAR_INSTANCES_PER_FRAME};
 
 use crate::far::FarTiles;
 use crate::watcher::{WatchPass, Watcher};
@@ -385,15 +385,16 @@ impl PropsRoutine {
         let tick = self.world.tick_lod(camera.eye, now);
         self.props
             .sync_from(self.world.registry_mut(), &mut self.changes);
-        self.far
-            .sync(&self.renderer, &mut self.world, &mut self.props);
+        let budget = Some(FAR_INSTANCES_PER_FRAME);
+        let gpu = (&*self.renderer, &mut self.props);
+        self.far.sync(gpu, &mut self.world, camera.eye, budget);
         tick
     }
 
     /// Waits until the streamed fills round `camera` (drawing an image `height` pixels
-    /// tall) are all made and shown, whole (no fade-in under way), as a game's loading
-    /// screen does: for stills, whose pictures must not depend on how fast the workers
-    /// were. Returns at once without streamed fills.
+    /// tall) are all made and shown, whole (no fade-in under way, every far tile set),
+    /// as a game's loading screen does: for stills, whose pictures must not depend on
+    /// how fast the workers were. Returns at once without streamed fills.
     pub fn settle_streams(&mut self, camera: &CameraView, height: u32) -> Result<(), RuntimeError> {
         if !self.world.streams_started() {
             return Ok(());
@@ -406,6 +407,9 @@ impl PropsRoutine {
             self.stream = self.world.update_streams(camera.eye)?;
             if self.stream.settled() {
                 self.world.finish_fades();
+                self.hand_over_fades();
+                let gpu = (&*self.renderer, &mut self.props);
+                self.far.sync(gpu, &mut self.world, camera.eye, None);
                 return Ok(());
             }
             std::thread::sleep(std::time::Duration::from_millis(2));

@@ -21,12 +21,14 @@ use sylva_scatter::{
 use sylva_terrain::Terrain;
 use thiserror::Error;
 
+mod far_changes;
 mod spot;
 pub mod stream;
 mod streamed_edits;
 mod streamed_fills;
 mod walk;
 
+pub use far_changes::{FarChanges, FarTile, FAR_INSTANCES_PER_FRAME};
 pub use streamed_fills::{FamilyReach, FarPlacements, FADE_IN_S};
 pub use walk::FillWalk;
 

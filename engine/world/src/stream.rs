@@ -1351,6 +1351,11 @@ impl TileStreamer {
     }
 
     /// The horizontal distance from `eye` to `tile`'s nearest point.
+    /// How far `tile` is from `eye`: from its nearest point.
+    pub fn tile_distance(&self, tile: (usize, usize), eye: Vec2) -> f32 {
+        self.distance_to(tile, eye)
+    }
+
     fn distance_to(&self, (x, z): (usize, usize), eye: Vec2) -> f32 {
         let low = self.origin + Vec2::new(x as f32, z as f32) * self.tile_m;
         distance_to_box(eye, low, low + Vec2::splat(self.tile_m))

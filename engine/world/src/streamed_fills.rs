@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use glam::Vec3;
+use glam::{Mat4, Vec2, Vec3};
+use sylva_buckets::PropKey;
 use sylva_scatter::{Placement, TileSource};
 
 use crate::stream::Erasure;
@@ -299,6 +300,39 @@ impl World {
             .and_then(|fill| fill.streamer.as_ref())
             .into_iter()
             .flat_map(move |streamer| streamer.far_placements(tile))
+    }
+
+    /// How far `tile` of streamed fill `fill` is from `eye` (on the ground's plane);
+    /// ∞ for a fill that does not stream.
+    pub fn streamed_tile_distance(&self, fill: usize, tile: (usize, usize), eye: Vec2) -> f32 {
+        (self.streamed.get(fill))
+            .and_then(|fill| fill.streamer.as_ref())
+            .map_or(f32::INFINITY, |streamer| streamer.tile_distance(tile, eye))
+    }
+
+    /// What a renderer's far tile holds of `tile` of streamed fill `fill`: its far
+    /// placements as their props' keys and model matrices, into `out` (cleared first).
+    /// Placements of props without a key (never described, so never drawn) are left
+    /// out.
+    pub fn far_instances(&self, fill: usize, tile: (usize, usize), out: &mut Vec<(PropKey, Mat4)>) {
+        out.clear();
+        // A tile holds a few props, each placement sharing its prop's id: their keys
+        // are found by pointer, not by hashing every id.
+        let mut keys: Vec<(&Arc<str>, Option<PropKey>)> = Vec::new();
+        for placement in self.far_placements(fill, tile) {
+            let prop = &placement.prop;
+            let key = match keys.iter().find(|(id, _)| Arc::ptr_eq(id, prop)) {
+                Some(&(_, key)) => key,
+                None => {
+                    let key = self.known_prop_key(prop);
+                    keys.push((prop, key));
+                    key
+                }
+            };
+            if let Some(key) = key {
+                out.push((key, placement.transform()));
+            }
+        }
     }
 
     pub(crate) fn mirror_stream(

@@ -335,7 +335,22 @@ fn a_streamed_world_holds_around_the_camera_what_the_stored_world_holds_there() 
     // the registry holds the stroke and the near ones.
     let eye = Vec2::new(camera.x, camera.z);
     let mut far = std::collections::BTreeSet::new();
-    for (fill, tile) in streamed.drain_far_changes() {
+    // A renderer is handed the changed far tiles nearest first, a budget at a time.
+    let mut changes = crate::FarChanges::default();
+    changes.note(&mut streamed);
+    let (mut handed, mut instances) = (Vec::new(), 0);
+    changes.hand_over(&streamed, camera, Some(500), |tile, far| {
+        handed.push(tile);
+        instances += far.len();
+    });
+    let distance =
+        |&(fill, tile): &crate::FarTile| streamed.streamed_tile_distance(fill, tile, eye);
+    let farthest_handed = handed.iter().map(distance).fold(0.0, f32::max);
+    assert!(instances >= 500 && changes.waiting() > 0, "{instances}");
+    assert!(changes.nearest_waiting(&streamed, camera).unwrap() >= farthest_handed);
+    changes.hand_over(&streamed, camera, None, |tile, _| handed.push(tile));
+    assert_eq!(changes.waiting(), 0);
+    for (fill, tile) in handed {
         for p in streamed.far_placements(fill, tile) {
             let distance = Vec2::new(p.position.x, p.position.z).distance(eye);
             assert!(

@@ -16,14 +16,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Vec2, Vec3};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use sylva_buckets::PropKey;
 use sylva_lod::LodConfig;
 use sylva_runtime::{level_errors_of, shape_of};
 use sylva_world::stream::DEFAULT_STREAM_HYSTERESIS;
-use sylva_world::{FarPlacements, World};
+use sylva_world::{FarChanges, FarPlacements, FarTile, World, FAR_INSTANCES_PER_FRAME};
 
 use crate::folders::Folders;
 use crate::world;
@@ -101,6 +100,10 @@ struct Output {
     /// and how many far (in tiles' instance blocks).
     peak_near_placements: u64,
     peak_far_placements: u64,
+    /// At most how many changed far tiles waited after a frame for the next frames'
+    /// budgets, and how far the nearest of them was, at most, in metres.
+    peak_far_tiles_waiting: usize,
+    far_waiting_nearest_m: f32,
     peak_rss_mb: f64,
     cells_generated: u64,
     cells_dropped: u64,
@@ -152,10 +155,10 @@ pub fn run(args: Args) -> Result<()> {
     let loading = Instant::now();
     let start = flight.at(&world, 0.0);
     while !world.update_streams(start)?.settled() {
-        far.rebuild(&mut world);
+        far.rebuild(&mut world, start, None);
         std::thread::sleep(Duration::from_millis(5));
     }
-    far.rebuild(&mut world);
+    far.rebuild(&mut world, start, None);
     // What loaded before the flight is whole when it begins.
     world.finish_fades();
     let loading_s = loading.elapsed().as_secs_f64();
@@ -166,13 +169,14 @@ pub fn run(args: Args) -> Result<()> {
     let (mut stream_ms, mut lod_ms) = (Vec::with_capacity(frames), Vec::with_capacity(frames));
     let (mut late_cells, mut peak_resident, mut last) = (0u64, 0u64, Default::default());
     let (mut peak_near, mut peak_far) = (0u64, 0u64);
+    let (mut peak_waiting, mut waiting_nearest) = (0, 0.0f32);
     let flying = Instant::now();
     for index in 0..frames {
         let t = index as f32 / args.fps;
         let camera = flight.at(&world, t);
         let (began, began_cpu) = (Instant::now(), thread_cpu_ms());
         let stats = world.update_streams(camera)?;
-        far.rebuild(&mut world);
+        far.rebuild(&mut world, camera, Some(FAR_INSTANCES_PER_FRAME));
         let streamed = thread_cpu_ms() - began_cpu;
         world.tick_lod(camera, f64::from(t));
         let total = thread_cpu_ms() - began_cpu;
@@ -184,6 +188,10 @@ pub fn run(args: Args) -> Result<()> {
         peak_resident = peak_resident.max(stats.resident_placements);
         peak_near = peak_near.max(u64::from(world.registry().len()));
         peak_far = peak_far.max(far.instances);
+        peak_waiting = peak_waiting.max(far.changes.waiting());
+        if let Some(nearest) = far.changes.nearest_waiting(&world, camera) {
+            waiting_nearest = waiting_nearest.max(nearest);
+        }
         last = stats;
         // Paced: the next frame starts at its time, as a display's would.
         let next = frame * (index as u32 + 1);
@@ -206,6 +214,8 @@ pub fn run(args: Args) -> Result<()> {
         peak_resident_placements: peak_resident,
         peak_near_placements: peak_near,
         peak_far_placements: peak_far,
+        peak_far_tiles_waiting: peak_waiting,
+        far_waiting_nearest_m: waiting_nearest,
         peak_rss_mb: peak_rss_mb()?,
         cells_generated: last.tiles_made,
         cells_dropped: last.tiles_dropped,
@@ -238,36 +248,35 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The far tiles' instance blocks, as the runtime keeps them: gathered again, with their
-/// props' keys, from the tile's far placements whenever it changes. The matrices stand
-/// for the upload.
+/// The far tiles' instances, as the runtime keeps them: gathered again when a tile
+/// changes, nearest the camera first and at most [`FAR_INSTANCES_PER_FRAME`] a frame
+/// ([`FarChanges`]). The matrices stand for the upload.
 #[derive(Default)]
 struct FarBlocks {
+    changes: FarChanges,
     /// Instances per (streamed fill, tile).
-    blocks: FxHashMap<(usize, (usize, usize)), u64>,
+    blocks: FxHashMap<FarTile, u64>,
     /// All blocks together.
     instances: u64,
-    matrices: Vec<(PropKey, Mat4)>,
 }
 
 impl FarBlocks {
-    fn rebuild(&mut self, world: &mut World) {
-        for (fill, tile) in world.drain_far_changes() {
-            self.matrices.clear();
-            for placement in world.far_placements(fill, tile) {
-                if let Some(key) = world.known_prop_key(&placement.prop) {
-                    self.matrices.push((key, placement.transform()));
-                }
-            }
-            std::hint::black_box(&self.matrices);
-            let count = self.matrices.len() as u64;
-            let before = if count == 0 {
-                self.blocks.remove(&(fill, tile))
-            } else {
-                self.blocks.insert((fill, tile), count)
-            };
-            self.instances = self.instances + count - before.unwrap_or(0);
-        }
+    /// Gathers the changed tiles' instances nearest `eye` first, within the frame's
+    /// budget, or all of them without one.
+    fn rebuild(&mut self, world: &mut World, eye: Vec3, budget: Option<usize>) {
+        self.changes.note(world);
+        let (blocks, instances) = (&mut self.blocks, &mut self.instances);
+        self.changes
+            .hand_over(world, eye, budget, |tile, matrices| {
+                std::hint::black_box(&matrices);
+                let count = matrices.len() as u64;
+                let before = if count == 0 {
+                    blocks.remove(&tile)
+                } else {
+                    blocks.insert(tile, count)
+                };
+                *instances = *instances + count - before.unwrap_or(0);
+            });
     }
 }
 
