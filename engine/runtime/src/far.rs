@@ -9,7 +9,7 @@ use glam::Vec3;
 use rend3::Renderer;
 use rustc_hash::FxHashSet;
 use sylva_render::props::{FarBlockId, FarTileId, PropsRenderer};
-use sylva_world::{FarChanges, FarTile, World};
+use sylva_world::{FarBudget, FarChanges, FarTile, World};
 
 /// Tiles along each side of a far block's square.
 const BLOCK_TILES: usize = 16;
@@ -39,14 +39,14 @@ pub(crate) struct FarTiles {
 
 impl FarTiles {
     /// Sets again the tiles whose far placements changed, or every tile when the
-    /// renderer's fades changed, nearest `eye` first and, with a `budget`, no more
-    /// instances than it ([`FarChanges::hand_over`]); returns how many.
+    /// renderer's fades changed, nearest `eye` first and, with a `budget`, as much as it
+    /// allows ([`FarChanges::hand_over`]); returns how many.
     pub(crate) fn sync(
         &mut self,
         (renderer, props): (&Renderer, &mut PropsRenderer),
         world: &mut World,
         eye: Vec3,
-        budget: Option<usize>,
+        budget: Option<FarBudget>,
     ) -> usize {
         self.changes.note(world);
         if props.take_far_tiles_stale() {

@@ -35,7 +35,7 @@ use sylva_lod::{TickStats, Viewport};
 use sylva_render::props::{DrawStats, LightReach, PropsRenderer};
 use sylva_render::{use_plain_samplers, CameraView};
 use sylva_world::stream::{StreamStats, DEFAULT_STREAM_HYSTERESIS};
-use sylva_world::{FarPlacements, World, WorldError, FAR_INSTANCES_PER_FRAME};
+use sylva_world::{FarBudget, FarPlacements, World, WorldError};
 
 use crate::far::FarTiles;
 use crate::watcher::{WatchPass, Watcher};
@@ -373,6 +373,7 @@ impl PropsRoutine {
     /// far streamed families reach, are measured on that viewport) at `now` seconds;
     /// the part of a frame that needs no `ReadyData`.
     pub fn update_lod(&mut self, camera: &CameraView, height: u32, now: f64) -> TickStats {
+        let started = std::time::Instant::now();
         self.set_viewport(camera, height);
         // Loads and the viewport change the switches; comparing fades is O(1).
         self.hand_over_fades();
@@ -385,7 +386,7 @@ impl PropsRoutine {
         let tick = self.world.tick_lod(camera.eye, now);
         self.props
             .sync_from(self.world.registry_mut(), &mut self.changes);
-        let budget = Some(FAR_INSTANCES_PER_FRAME);
+        let budget = Some(FarBudget::for_frame(started));
         let gpu = (&*self.renderer, &mut self.props);
         self.far.sync(gpu, &mut self.world, camera.eye, budget);
         tick

@@ -3,15 +3,41 @@
 //! fast camera crossing a family's rings) is spread over the frames that follow, and
 //! what waits is the farthest, a frame or a few late at the horizon.
 
-/// Instances a frame's hand-over gathers at most: about 1 ms of gathering here, while
-/// a fast camera's bursts reach twice that (the 16 km flight at 100 m/s).
-pub const FAR_INSTANCES_PER_FRAME: usize = 16_384;
+use std::time::{Duration, Instant};
 
 use glam::{Mat4, Vec2, Vec3};
 use rustc_hash::FxHashSet;
 use sylva_buckets::PropKey;
 
 use crate::World;
+
+/// How much of what waits one frame's hand-over takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FarBudget {
+    /// Instances gathered at most.
+    pub instances: usize,
+    /// Past this moment no more than `at_least` are: a frame whose other work ran
+    /// long (a pass over a far-reaching family) leaves its share to the next frames.
+    pub deadline: Instant,
+    pub at_least: usize,
+}
+
+impl FarBudget {
+    /// The budget of a frame begun at `started`: 16,384 instances (about 1 ms of
+    /// gathering here, while a fast camera's bursts reach twice that), none past 4 ms
+    /// into the frame but the first 2,048.
+    pub fn for_frame(started: Instant) -> Self {
+        Self {
+            instances: 16_384,
+            deadline: started + Duration::from_millis(4),
+            at_least: 2_048,
+        }
+    }
+
+    fn spent(&self, handed: usize) -> bool {
+        handed >= self.instances || (handed >= self.at_least && Instant::now() >= self.deadline)
+    }
+}
 
 /// A streamed fill's tile: (fill, tile).
 pub type FarTile = (usize, (usize, usize));
@@ -31,14 +57,14 @@ impl FarChanges {
     }
 
     /// Hands `each` the waiting tiles nearest `eye` with their instances
-    /// ([`World::far_instances`]; none: the tile holds nothing far now), until `budget`
-    /// instances were handed (an empty tile counting one), or every tile without a
-    /// budget. Returns how many tiles it handed.
+    /// ([`World::far_instances`]; none: the tile holds nothing far now), until the
+    /// `budget` is spent (an empty tile counting one instance), or every tile without
+    /// one. Returns how many tiles it handed.
     pub fn hand_over(
         &mut self,
         world: &World,
         eye: Vec3,
-        budget: Option<usize>,
+        budget: Option<FarBudget>,
         mut each: impl FnMut(FarTile, &mut Vec<(PropKey, Mat4)>),
     ) -> usize {
         let mut order: Vec<FarTile> = self.pending.iter().copied().collect();
@@ -53,7 +79,7 @@ impl FarChanges {
         let mut handed = 0;
         let mut tiles = 0;
         for tile in order {
-            if budget.is_some_and(|budget| handed >= budget) {
+            if budget.is_some_and(|budget| budget.spent(handed)) {
                 break;
             }
             self.pending.remove(&tile);

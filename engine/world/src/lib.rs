@@ -28,7 +28,7 @@ mod streamed_edits;
 mod streamed_fills;
 mod walk;
 
-pub use far_changes::{FarChanges, FarTile, FAR_INSTANCES_PER_FRAME};
+pub use far_changes::{FarBudget, FarChanges, FarTile};
 pub use streamed_fills::{FamilyReach, FarPlacements, FADE_IN_S};
 pub use walk::FillWalk;
 

@@ -339,7 +339,12 @@ fn a_streamed_world_holds_around_the_camera_what_the_stored_world_holds_there() 
     let mut changes = crate::FarChanges::default();
     changes.note(&mut streamed);
     let (mut handed, mut instances) = (Vec::new(), 0);
-    changes.hand_over(&streamed, camera, Some(500), |tile, far| {
+    let budget = crate::FarBudget {
+        instances: 500,
+        deadline: std::time::Instant::now() + std::time::Duration::from_secs(600),
+        at_least: 0,
+    };
+    changes.hand_over(&streamed, camera, Some(budget), |tile, far| {
         handed.push(tile);
         instances += far.len();
     });

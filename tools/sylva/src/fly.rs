@@ -22,7 +22,7 @@ use serde::Serialize;
 use sylva_lod::LodConfig;
 use sylva_runtime::{level_errors_of, shape_of};
 use sylva_world::stream::DEFAULT_STREAM_HYSTERESIS;
-use sylva_world::{FarChanges, FarPlacements, FarTile, World, FAR_INSTANCES_PER_FRAME};
+use sylva_world::{FarBudget, FarChanges, FarPlacements, FarTile, World};
 
 use crate::folders::Folders;
 use crate::world;
@@ -38,9 +38,10 @@ enum Path {
 /// Where a family's placements past its last LOD switch go ([`FarPlacements`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Far {
-    /// Per-tile blocks a renderer draws at their last levels, out of the LOD's way.
+    /// Per-tile blocks drawn at their last levels, out of the LOD's way, as the
+    /// runtime draws them (its far tiles).
     Blocks,
-    /// The placement registry with the near ones, as the runtime draws them now.
+    /// The placement registry with the near ones: the comparison.
     Registry,
 }
 
@@ -176,7 +177,7 @@ pub fn run(args: Args) -> Result<()> {
         let camera = flight.at(&world, t);
         let (began, began_cpu) = (Instant::now(), thread_cpu_ms());
         let stats = world.update_streams(camera)?;
-        far.rebuild(&mut world, camera, Some(FAR_INSTANCES_PER_FRAME));
+        far.rebuild(&mut world, camera, Some(FarBudget::for_frame(began)));
         let streamed = thread_cpu_ms() - began_cpu;
         world.tick_lod(camera, f64::from(t));
         let total = thread_cpu_ms() - began_cpu;
@@ -249,7 +250,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// The far tiles' instances, as the runtime keeps them: gathered again when a tile
-/// changes, nearest the camera first and at most [`FAR_INSTANCES_PER_FRAME`] a frame
+/// changes, nearest the camera first and within a frame's [`FarBudget`]
 /// ([`FarChanges`]). The matrices stand for the upload.
 #[derive(Default)]
 struct FarBlocks {
@@ -263,7 +264,7 @@ struct FarBlocks {
 impl FarBlocks {
     /// Gathers the changed tiles' instances nearest `eye` first, within the frame's
     /// budget, or all of them without one.
-    fn rebuild(&mut self, world: &mut World, eye: Vec3, budget: Option<usize>) {
+    fn rebuild(&mut self, world: &mut World, eye: Vec3, budget: Option<FarBudget>) {
         self.changes.note(world);
         let (blocks, instances) = (&mut self.blocks, &mut self.instances);
         self.changes
