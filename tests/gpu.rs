@@ -519,14 +519,9 @@ fn props_sharing_a_texture_blob_share_one_gpu_texture_with_its_mip_chain_until_t
         .unwrap();
 }
 
-/// A session whose Mixed Forest fill round the meadow is streamed, drawn by the
-/// runtime: no frame waits for a tile, the tiles arrive over the frames that follow
-/// and fade in, and then the renderer's registry and far blocks hold what the fill
-/// stored holds within each family's reach (and nothing it does not).
-#[test]
-fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds() {
-    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
-    let terrain = default_world();
+/// A journal of one Mixed Forest fill over `region` of the default world, streamed,
+/// at `density` (the preset's when `None`).
+fn streamed_mixed_forest(region: sylva_scatter::FillRegion, density: Option<f32>) -> Session {
     let session = Session::new(
         11,
         sylva_scatter::DEFAULT_PLACEMENT_CAP,
@@ -535,20 +530,33 @@ fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds
     );
     let mut editor = sylva_scatter::Editor::new(&session).unwrap();
     let name = (editor.use_preset("mixed_forest", common::preset("mixed_forest"))).unwrap();
-    let meadow = Landmark::Meadow.position();
     let request = sylva_scatter::FillRequest {
         preset: name,
-        region: sylva_scatter::FillRegion::Brush {
-            radius: 70.0,
-            dabs: vec![meadow.into()],
-        },
-        density: None,
+        region,
+        density,
         order: sylva_scatter::FillOrder::Tiles,
         stream: true,
         replaces: None,
     };
-    editor.record_streamed_fill(&terrain, &request).unwrap();
-    let journal = editor.session().clone();
+    editor
+        .record_streamed_fill(&default_world(), &request)
+        .unwrap();
+    editor.session().clone()
+}
+
+/// A session whose Mixed Forest fill round the meadow is streamed, drawn by the
+/// runtime: no frame waits for a tile, the tiles arrive over the frames that follow
+/// and fade in, and then the renderer's registry and far blocks hold what the fill
+/// stored holds within each family's reach (and nothing it does not).
+#[test]
+fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds() {
+    let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    let meadow = Landmark::Meadow.position();
+    let region = sylva_scatter::FillRegion::Brush {
+        radius: 70.0,
+        dabs: vec![meadow.into()],
+    };
+    let journal = streamed_mixed_forest(region, None);
     let lod = LodConfig::default();
     let (world, _) = World::replay_streamed(default_world(), &journal, &lod).unwrap();
     let (_dir, cache) = baked_cache();
@@ -638,24 +646,7 @@ fn a_streamed_fill_arrives_over_frames_and_then_draws_what_the_stored_fill_holds
 fn far_streamed_placements_draw_from_far_blocks_as_the_stored_fill_draws_them() {
     let _gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
     let terrain = default_world();
-    let session = Session::new(
-        11,
-        sylva_scatter::DEFAULT_PLACEMENT_CAP,
-        TerrainSource::DefaultWorld,
-        common::snapshot(),
-    );
-    let mut editor = sylva_scatter::Editor::new(&session).unwrap();
-    let name = (editor.use_preset("mixed_forest", common::preset("mixed_forest"))).unwrap();
-    let request = sylva_scatter::FillRequest {
-        preset: name,
-        region: sylva_scatter::FillRegion::Whole,
-        density: Some(0.05),
-        order: sylva_scatter::FillOrder::Tiles,
-        stream: true,
-        replaces: None,
-    };
-    editor.record_streamed_fill(&terrain, &request).unwrap();
-    let journal = editor.session().clone();
+    let journal = streamed_mixed_forest(sylva_scatter::FillRegion::Whole, Some(0.05));
     let lod = LodConfig::default();
     let (_dir, cache) = baked_cache();
     let camera = CameraView::overview(&terrain);

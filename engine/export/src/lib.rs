@@ -184,22 +184,6 @@ impl Document {
         self.root.push(buffer_view(offset, len, stride, target))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn accessor(
-        &mut self,
-        view: Index<buffer::View>,
-        offset: u64,
-        count: u64,
-        component: accessor::ComponentType,
-        type_: accessor::Type,
-        normalized: bool,
-        bounds: Option<([f32; 3], [f32; 3])>,
-    ) -> Index<accessor::Accessor> {
-        self.root.push(accessor_of(
-            view, offset, count, component, type_, normalized, bounds,
-        ))
-    }
-
     /// The meshes of one prop, LOD 0 first; empty when it has no triangles.
     fn prop_meshes(
         &mut self,
@@ -321,7 +305,9 @@ impl Document {
         .into_iter()
         .flatten()
         .map(|(semantic, offset, component, type_, normalized, bounds)| {
-            let accessor = self.accessor(view, offset, count, component, type_, normalized, bounds);
+            let accessor = self.root.push(accessor_of(
+                view, offset, count, component, type_, normalized, bounds,
+            ));
             (Valid(semantic), accessor)
         })
         .collect();
@@ -338,7 +324,7 @@ impl Document {
                         IndexFormat::U32 => accessor::ComponentType::U32,
                     };
                     let count = u64::from(level.index_count);
-                    self.accessor(
+                    self.root.push(accessor_of(
                         view,
                         0,
                         count,
@@ -346,7 +332,7 @@ impl Document {
                         accessor::Type::Scalar,
                         false,
                         None,
-                    )
+                    ))
                 })
             })
             .collect();
@@ -536,7 +522,8 @@ impl Document {
         use accessor::Type::{Scalar, Vec3, Vec4};
         let mut attribute = |bytes: &[u8], type_, bounds| {
             let view = self.view(bytes, None, target);
-            self.accessor(view, 0, count, F32, type_, false, bounds)
+            self.root
+                .push(accessor_of(view, 0, count, F32, type_, false, bounds))
         };
         let mut attributes = BTreeMap::new();
         attributes.insert(
@@ -552,7 +539,7 @@ impl Document {
             attribute(&color_bytes, Vec4, None),
         );
         let view = self.view(&index_bytes, None, Some(buffer::Target::ElementArrayBuffer));
-        let indices = self.accessor(
+        let indices = self.root.push(accessor_of(
             view,
             0,
             terrain.indices.len() as u64,
@@ -560,7 +547,7 @@ impl Document {
             Scalar,
             false,
             None,
-        );
+        ));
         let material = self.root.push(json::Material {
             name: Some("terrain".into()),
             // The renderer draws the terrain as a rough dielectric.
