@@ -7,7 +7,6 @@
 
 use glam::Vec3;
 use rend3::Renderer;
-use rustc_hash::FxHashSet;
 use sylva_render::props::{FarBlockId, FarTileId, PropsRenderer};
 use sylva_world::{FarBudget, FarChanges, FarTile, World};
 
@@ -29,11 +28,24 @@ fn far_tile(fill: usize, (x, y): (usize, usize)) -> FarTileId {
     }
 }
 
+/// The streamed fill and tile of far tile `id` ([`far_tile`]'s inverse).
+fn streamed_tile(id: FarTileId) -> FarTile {
+    let mask = (1 << INDEX_BITS) - 1;
+    let (block, tile) = (id.block.0, id.tile as usize);
+    let square = |shift: u32| ((block >> shift) & mask) as usize * BLOCK_TILES;
+    let fill = (block >> (2 * INDEX_BITS)) as usize;
+    (
+        fill,
+        (
+            square(INDEX_BITS) + tile / BLOCK_TILES,
+            square(0) + tile % BLOCK_TILES,
+        ),
+    )
+}
+
 /// Keeps the renderer's far tiles in line with the world's.
 #[derive(Default)]
 pub(crate) struct FarTiles {
-    /// The tiles set with instances.
-    held: FxHashSet<FarTile>,
     changes: FarChanges,
 }
 
@@ -50,24 +62,17 @@ impl FarTiles {
     ) -> usize {
         self.changes.note(world);
         if props.take_far_tiles_stale() {
-            self.changes.mark(self.held.iter().copied());
+            self.changes.mark(props.far_tiles().map(streamed_tile));
         }
-        let held = &mut self.held;
         let registry = world.registry();
         self.changes
             .hand_over(world, eye, budget, |tile, instances| {
-                if instances.is_empty() {
-                    held.remove(&tile);
-                } else {
-                    held.insert(tile);
-                }
                 props.set_far_tile(renderer, registry, far_tile(tile.0, tile.1), instances);
             })
     }
 
-    /// Forgets the tiles held and waiting (the renderer dropped its with the registry).
+    /// Forgets the tiles waiting (the renderer dropped its far tiles with the registry).
     pub(crate) fn clear(&mut self) {
-        self.held.clear();
         self.changes.clear();
     }
 }
@@ -79,7 +84,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tiles_of_one_square_share_a_block_and_no_two_tiles_share_an_id() {
+    fn tiles_of_one_square_share_a_block_and_each_tile_is_named_by_its_id() {
         let a = far_tile(3, (40, 1_000_000));
         assert_eq!(far_tile(3, (47, 1_000_003)).block, a.block);
         assert_ne!(far_tile(3, (48, 1_000_000)).block, a.block);
@@ -88,5 +93,8 @@ mod tests {
             .flat_map(|x| (0..16).map(move |y| far_tile(0, (x, y))))
             .collect();
         assert_eq!(ids.len(), BLOCK_TILES * BLOCK_TILES);
+        for tile in [(3, (40, 1_000_000)), (0, (0, 0)), (1, (15, 17))] {
+            assert_eq!(streamed_tile(far_tile(tile.0, tile.1)), tile);
+        }
     }
 }
